@@ -1,0 +1,81 @@
+// The custom resources of edgeshifu: names, scope, schema and printer columns, in one table that
+// both the CRD manifests (crd.ts) and the typed clients read.
+import type { TObject } from '@sinclair/typebox';
+import type { V1ObjectMeta } from '@kubernetes/client-node';
+import { EdgeDeviceSpec, EdgeDeviceStatus } from './edgedevice.ts';
+import { EdgeNodeSpec, EdgeNodeStatus } from './edgenode.ts';
+
+export const GROUP = 'shifu.edgenesis.io';
+export const VERSION = 'v1alpha1';
+export const API_VERSION = `${GROUP}/${VERSION}`;
+
+export interface PrinterColumn {
+  readonly name: string;
+  readonly type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  readonly jsonPath: string;
+  readonly description?: string;
+  readonly priority?: number;
+}
+
+export interface ResourceDefinition {
+  readonly kind: string;
+  readonly plural: string;
+  readonly singular: string;
+  readonly shortNames: readonly string[];
+  readonly scope: 'Namespaced' | 'Cluster';
+  readonly description: string;
+  readonly spec: TObject;
+  readonly status: TObject;
+  readonly printerColumns: readonly PrinterColumn[];
+}
+
+const AGE: PrinterColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' };
+
+export const EDGE_DEVICE: ResourceDefinition = {
+  kind: 'EdgeDevice',
+  plural: 'edgedevices',
+  singular: 'edgedevice',
+  shortNames: ['edev'],
+  scope: 'Namespaced',
+  description: 'A physical device to be served over HTTP by its deviceShifu (Shifu-compatible).',
+  spec: EdgeDeviceSpec,
+  status: EdgeDeviceStatus,
+  printerColumns: [
+    { name: 'Protocol', type: 'string', jsonPath: '.spec.protocol' },
+    { name: 'Address', type: 'string', jsonPath: '.spec.address' },
+    { name: 'Node', type: 'string', jsonPath: '.status.nodeName' },
+    { name: 'Phase', type: 'string', jsonPath: '.status.edgedevicephase' },
+    { name: 'SKU', type: 'string', jsonPath: '.spec.sku', priority: 1 },
+    AGE,
+  ],
+};
+
+export const EDGE_NODE: ResourceDefinition = {
+  kind: 'EdgeNode',
+  plural: 'edgenodes',
+  singular: 'edgenode',
+  shortNames: ['enode'],
+  scope: 'Cluster',
+  description: 'An edge host of the cluster, named as its Kubernetes Node; status kept by shifud.',
+  spec: EdgeNodeSpec,
+  status: EdgeNodeStatus,
+  printerColumns: [
+    { name: 'Zone', type: 'string', jsonPath: '.spec.location.zone' },
+    { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
+    { name: 'CPU', type: 'string', jsonPath: '.status.free.cpu', description: 'Free CPU' },
+    { name: 'Memory', type: 'string', jsonPath: '.status.free.memory', description: 'Free memory' },
+    { name: 'Heartbeat', type: 'date', jsonPath: '.status.lastHeartbeatTime' },
+    AGE,
+  ],
+};
+
+export const RESOURCES: readonly ResourceDefinition[] = [EDGE_DEVICE, EDGE_NODE];
+
+/** A custom object as the API returns it. */
+export interface CustomObject<Spec, Status> {
+  apiVersion: typeof API_VERSION;
+  kind: string;
+  metadata: V1ObjectMeta;
+  spec: Spec;
+  status?: Status;
+}

@@ -1,0 +1,31 @@
+// Typed errors with a kind, so callers map them to HTTP codes, conditions and metrics in one place
+// (STYLE.md, "Typed errors").
+export const ERROR_KINDS = [
+  'invalid',      // bad input: a resource, message, request or configuration that must be fixed by its author
+  'not-found',    // something referenced does not exist (yet)
+  'conflict',     // the world changed under us: re-read and retry
+  'unavailable',  // a dependency (API server, broker, device) cannot be reached now: retry with backoff
+  'timeout',      // a dependency did not answer in time
+  'forbidden',    // not allowed (RBAC, broker ACL)
+  'internal',     // a bug
+] as const;
+export type ErrorKind = (typeof ERROR_KINDS)[number];
+
+export class EdgeshifuError extends Error {
+  override readonly name: string = 'EdgeshifuError';
+  readonly kind: ErrorKind;
+
+  constructor(kind: ErrorKind, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.kind = kind;
+  }
+
+  /** Worth retrying later without anyone changing anything. */
+  get transient(): boolean {
+    return this.kind === 'conflict' || this.kind === 'unavailable' || this.kind === 'timeout';
+  }
+}
+
+export function isEdgeshifuError(err: unknown, kind?: ErrorKind): err is EdgeshifuError {
+  return err instanceof EdgeshifuError && (kind === undefined || err.kind === kind);
+}

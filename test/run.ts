@@ -1,0 +1,58 @@
+// The test command (`npm test`): builds the control plane on first use, starts the run's shared
+// cluster, runs ava (TAP reporter) against it, stops it, and ends with the line CI reads:
+// `tests: N passed, N failed`. Arguments are passed to ava (`npm test -- test/shared`).
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { ControlPlaneUnavailable, controlPlaneBinaries } from './support/controlplane/binaries.ts';
+import { startCluster, type TestCluster } from './support/controlplane/cluster.ts';
+import { SHARED_KUBECONFIG_ENV } from './support/cluster.ts';
+
+interface Counts { passed: number; failed: number; skipped: number; todo: number }
+
+async function runAva(args: readonly string[], env: NodeJS.ProcessEnv): Promise<{ code: number; counts: Counts }> {
+  const child = spawn(process.execPath, ['node_modules/ava/entrypoints/cli.mjs', '--tap', ...args], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const counts: Counts = { passed: 0, failed: 0, skipped: 0, todo: 0 };
+  const fields: Record<string, keyof Counts> = { pass: 'passed', fail: 'failed', skip: 'skipped', todo: 'todo' };
+  for await (const line of createInterface({ input: child.stdout })) {
+    console.log(line);
+    const match = /^# (pass|fail|skip|todo) (\d+)$/.exec(line);
+    const field = match ? fields[match[1] ?? ''] : undefined;
+    if (field !== undefined) counts[field] = Number(match?.[2]);
+  }
+  const code = await new Promise<number>((resolve) => {
+    if (child.exitCode !== null) resolve(child.exitCode);
+    else child.once('exit', (c) => { resolve(c ?? 1); });
+  });
+  return { code, counts };
+}
+
+async function main(): Promise<number> {
+  const args = process.argv.slice(2);
+  let cluster: TestCluster | undefined;
+  const stop = async (): Promise<void> => { await cluster?.stop(); cluster = undefined; };
+  process.once('SIGINT', () => { void stop().then(() => process.exit(130)); });
+  process.once('SIGTERM', () => { void stop().then(() => process.exit(143)); });
+  try {
+    const started = Date.now();
+    await controlPlaneBinaries();
+    cluster = await startCluster({ name: 'edgeshifu-test-shared' });
+    console.error(`[test] shared control plane up at ${cluster.server} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  } catch (err) {
+    if (!(err instanceof ControlPlaneUnavailable)) throw err;
+    console.error(`[test] the Kubernetes tests cannot run: ${err.message}`);
+    console.log('tests: 0 passed, 1 failed');
+    return 1;
+  }
+  try {
+    const { code, counts } = await runAva(args, { ...process.env, [SHARED_KUBECONFIG_ENV]: cluster.kubeconfigPath });
+    // ava can fail outside any test (uncaught exception, timeout, a file that would not load).
+    const failed = code !== 0 && counts.failed === 0 ? 1 : counts.failed;
+    const extra = counts.skipped > 0 ? `, ${counts.skipped} skipped` : '';
+    console.log(`tests: ${counts.passed} passed, ${failed} failed${extra}`);
+    return failed > 0 ? 1 : 0;
+  } finally {
+    await stop();
+  }
+}
+
+process.exitCode = await main();

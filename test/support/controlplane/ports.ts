@@ -1,0 +1,21 @@
+import { createServer } from 'node:net';
+
+/** A TCP port free on 127.0.0.1 right now (the kernel picks it). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => { resolve(); }));
+  if (address === null || typeof address === 'string') throw new Error('no port assigned');
+  return address.port;
+}
+
+/** `count` distinct free ports. */
+export async function freePorts(count: number): Promise<number[]> {
+  const ports = new Set<number>();
+  while (ports.size < count) ports.add(await freePort());
+  return [...ports];
+}
