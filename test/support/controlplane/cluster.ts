@@ -48,7 +48,9 @@ export interface ClusterState {
   readonly pids: Partial<Record<Component, number>>;
 }
 
-function componentArgs(component: Component, dir: string, pki: Pki, ports: Ports, binDir: string): string[] {
+interface Layout { readonly dir: string; readonly pki: Pki; readonly ports: Ports; readonly binDir: string }
+
+function componentArgs(component: Component, { dir, pki, ports, binDir }: Layout): string[] {
   const kubeconfig = join(dir, 'admin.kubeconfig');
   const serving = [`--tls-cert-file=${pki.servingCert}`, `--tls-private-key-file=${pki.servingKey}`];
   switch (component) {
@@ -99,7 +101,7 @@ export class TestCluster {
     this.processes = new Map(COMPONENTS.map((component) => [component, new ManagedProcess({
       name: component,
       command: join(init.binDir, component),
-      args: componentArgs(component, init.dir, init.pki, init.ports, init.binDir),
+      args: componentArgs(component, init),
       logFile: join(init.dir, 'logs', `${component}.log`),
       detach: init.detach,
     })]));
