@@ -62,8 +62,9 @@ export class ManagedProcess {
     closeSync(fd);
     this.child = child;
     this.exited = once(child, 'exit').then(() => { running.delete(child); });
-    if (this.spec.detach === true) child.unref();
-    else running.add(child);
+    // never keeps this Node process alive; the exit hook above kills what was not stopped
+    child.unref();
+    if (this.spec.detach !== true) running.add(child);
   }
 
   /** The last lines of the log, for error messages. */

@@ -1,0 +1,222 @@
+// A list-watch cache that does not give up. client-node's own informer stops on any error but
+// 410 (REFERENCE.md §7), and its watch aborts after 30 s without data: here every drop, timeout,
+// API server restart or expired resourceVersion leads back to a watch (or a relist) with backoff,
+// until stop().
+import { Watch, type KubeConfig, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
+import { Backoff, sleep } from '../backoff.ts';
+import type { Logger } from '../log.ts';
+
+export type InformerEvent = 'add' | 'update' | 'delete';
+
+/** One watch connection: calls onEvent per event and resolves when the stream ends. */
+export type WatchFn = (path: string, query: Record<string, string | number | boolean | undefined>,
+  onEvent: (type: string, object: unknown) => void, signal: AbortSignal) => Promise<void>;
+
+export interface InformerOptions<T extends KubernetesObject> {
+  readonly kc: KubeConfig;
+  /** Collection path, e.g. `/apis/shifu.edgenesis.io/v1alpha1/namespaces/devices/edgedevices` or `/api/v1/nodes`. */
+  readonly path: string;
+  /** Lists the collection with the same selectors as below (e.g. () => custom.listNamespacedCustomObject({...})). */
+  readonly list: () => Promise<KubernetesListObject<T>>;
+  readonly labelSelector?: string;
+  readonly fieldSelector?: string;
+  readonly logger?: Logger;
+  /** For tests of the retry logic; the real watch by default. */
+  readonly watch?: WatchFn;
+  readonly backoff?: Backoff;
+}
+
+class Expired extends Error {
+  override readonly name = 'Expired';
+}
+
+/** A server-side timeout shorter than client-node's 30 s inactivity abort: quiet watches end cleanly. */
+const WATCH_TIMEOUT_SECONDS = 25;
+
+export function objectKey(object: KubernetesObject): string {
+  const { namespace, name } = object.metadata ?? {};
+  return namespace ? `${namespace}/${name ?? ''}` : (name ?? '');
+}
+
+function realWatch(kc: KubeConfig): WatchFn {
+  const watch = new Watch(kc);
+  return async (path, query, onEvent, signal) => {
+    await new Promise<void>((resolve, reject) => {
+      const finish = (err: unknown): void => { if (err) reject(err instanceof Error ? err : new Error(JSON.stringify(err))); else resolve(); };
+      watch.watch(path, query, (type, object) => { onEvent(type, object); }, finish)
+        .then((controller) => { signal.addEventListener('abort', () => { controller.abort(); }, { once: true }); })
+        .catch(finish);
+    });
+  };
+}
+
+export class Informer<T extends KubernetesObject> {
+  private readonly options: InformerOptions<T>;
+  private readonly cache = new Map<string, T>();
+  private readonly handlers: Record<InformerEvent, Array<(object: T) => void>> = { add: [], update: [], delete: [] };
+  private readonly backoff: Backoff;
+  private readonly watchFn: WatchFn;
+  private readonly stopper = new AbortController();
+  private resourceVersion = '';
+  private loop: Promise<void> | undefined;
+  /** Counters for metrics and tests: how often it listed, and how often a watch ended and was reopened. */
+  readonly stats = { lists: 0, watches: 0, errors: 0 };
+
+  constructor(options: InformerOptions<T>) {
+    this.options = options;
+    this.backoff = options.backoff ?? new Backoff();
+    this.watchFn = options.watch ?? realWatch(options.kc);
+  }
+
+  on(event: InformerEvent, handler: (object: T) => void): void {
+    this.handlers[event].push(handler);
+  }
+
+  /** Resolves once the first list is in the cache; then keeps watching until stop(). */
+  async start(): Promise<void> {
+    if (this.loop !== undefined) throw new Error('informer already started');
+    await this.relistUntilDone();
+    this.loop = this.watchForever();
+  }
+
+  async stop(): Promise<void> {
+    this.stopper.abort();
+    await this.loop;
+  }
+
+  list(): T[] {
+    return [...this.cache.values()];
+  }
+
+  get(name: string, namespace?: string): T | undefined {
+    return this.cache.get(namespace ? `${namespace}/${name}` : name);
+  }
+
+  private isStopped(): boolean {
+    return this.stopper.signal.aborted;
+  }
+
+  private emit(event: InformerEvent, object: T): void {
+    for (const handler of this.handlers[event]) {
+      try {
+        handler(object);
+      } catch (err) {
+        this.options.logger?.error({ err, event, key: objectKey(object) }, 'informer handler threw');
+      }
+    }
+  }
+
+  private async relistUntilDone(): Promise<void> {
+    while (!this.isStopped()) {
+      try {
+        await this.relist();
+        this.backoff.reset();
+        return;
+      } catch (err) {
+        await this.pause(err, 'list failed');
+      }
+    }
+  }
+
+  /** Replaces the cache with a fresh list, emitting what changed since the last one. */
+  private async relist(): Promise<void> {
+    const list = await this.options.list();
+    this.stats.lists += 1;
+    const seen = new Set<string>();
+    for (const object of list.items) {
+      const key = objectKey(object);
+      seen.add(key);
+      this.upsert(key, object);
+    }
+    for (const [key, object] of this.cache) {
+      if (!seen.has(key)) {
+        this.cache.delete(key);
+        this.emit('delete', object);
+      }
+    }
+    this.resourceVersion = list.metadata?.resourceVersion ?? '';
+  }
+
+  private upsert(key: string, object: T): void {
+    const old = this.cache.get(key);
+    this.cache.set(key, object);
+    if (old === undefined) this.emit('add', object);
+    else if (old.metadata?.resourceVersion !== object.metadata?.resourceVersion) this.emit('update', object);
+  }
+
+  private handleEvent(type: string, raw: unknown): void {
+    const object = raw as T & { code?: number; metadata?: { resourceVersion?: string } };
+    if (type === 'ERROR') {
+      throw new Expired(`watch error ${String(object.code ?? '')}`);
+    }
+    const resourceVersion = object.metadata?.resourceVersion;
+    if (resourceVersion !== undefined) this.resourceVersion = resourceVersion;
+    if (type === 'BOOKMARK') return;
+    const key = objectKey(object);
+    if (type === 'DELETED') {
+      this.cache.delete(key);
+      this.emit('delete', object);
+    } else {
+      this.upsert(key, object);
+    }
+  }
+
+  private async watchOnce(): Promise<void> {
+    const query = {
+      resourceVersion: this.resourceVersion, allowWatchBookmarks: true, timeoutSeconds: WATCH_TIMEOUT_SECONDS,
+      labelSelector: this.options.labelSelector, fieldSelector: this.options.fieldSelector,
+    };
+    // this connection alone: ended on stop(), or at once when the server says the version expired
+    const connection = new AbortController();
+    const onStop = (): void => { connection.abort(); };
+    this.stopper.signal.addEventListener('abort', onStop, { once: true });
+    const outcome: { expired?: Expired } = {};
+    try {
+      await this.watchFn(this.options.path, query, (type, object) => {
+        if (outcome.expired !== undefined) return;
+        try {
+          this.handleEvent(type, object);
+          this.backoff.reset();
+        } catch (err) {
+          if (!(err instanceof Expired)) throw err;
+          outcome.expired = err;
+          connection.abort();
+        }
+      }, connection.signal);
+    } catch (err) {
+      if (outcome.expired === undefined) throw err;
+    } finally {
+      this.stopper.signal.removeEventListener('abort', onStop);
+    }
+    if (outcome.expired !== undefined) throw outcome.expired;
+  }
+
+  private async watchForever(): Promise<void> {
+    while (!this.isStopped()) {
+      this.stats.watches += 1;
+      try {
+        await this.watchOnce();
+      } catch (err) {
+        if (this.isStopped()) return;
+        if (err instanceof Expired || isGone(err)) {
+          // the resourceVersion is too old: only a fresh list can tell what was missed (410 Gone)
+          this.options.logger?.info({ path: this.options.path }, 'watch expired; relisting');
+          await this.relistUntilDone();
+        } else {
+          await this.pause(err, 'watch failed');
+        }
+      }
+    }
+  }
+
+  private async pause(err: unknown, what: string): Promise<void> {
+    this.stats.errors += 1;
+    const delay = this.backoff.next();
+    this.options.logger?.warn({ path: this.options.path, err: err instanceof Error ? err.message : String(err), retryInMs: delay }, what);
+    await sleep(delay, this.stopper.signal);
+  }
+}
+
+function isGone(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && 'statusCode' in err && err.statusCode === 410;
+}
