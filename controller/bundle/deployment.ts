@@ -1,0 +1,109 @@
+// The deviceShifu Deployment of one EdgeDevice (pure). Placement is a required node affinity on
+// the node's name, so the real scheduler honours the controller's choice (issue 3).
+import type { V1Container, V1Deployment, V1EnvVar } from '@kubernetes/client-node';
+import type { EdgeDeviceSpec } from '../../shared/crds/edgedevice.ts';
+import { ANNOTATION_PLACED_AT, ANNOTATION_PLACEMENT_REASON, bundleLabels, bundleNames, selectorLabels, type DeviceRef } from './names.ts';
+
+export const CONFIG_MOUNT_PATH = '/etc/edgedevice/config';
+export const HTTP_PORT = 8080;
+
+export interface BundleSettings {
+  readonly namespace: string;
+  readonly image: string;
+  readonly cpuRequest: string;
+  readonly memoryRequest: string;
+  readonly cpuLimit: string;
+  readonly memoryLimit: string;
+}
+
+export interface Placement {
+  readonly node: string;
+  /** When the node was chosen (RFC 3339), kept across reconciles while the node stays. */
+  readonly placedAt: string;
+  readonly reason: string;
+}
+
+export interface DeviceInput extends DeviceRef {
+  readonly spec: EdgeDeviceSpec;
+}
+
+function env(device: DeviceInput): V1EnvVar[] {
+  const vars: V1EnvVar[] = [
+    { name: 'EDGEDEVICE_NAME', value: device.name },
+    { name: 'EDGEDEVICE_NAMESPACE', value: device.namespace },
+  ];
+  // Broker credentials reach the gateway through the kubelet, never through the gateway's own API access.
+  const secret = device.spec.protocolSettings?.MQTTSetting?.MQTTServerSecret;
+  if (secret !== undefined && secret !== '') {
+    vars.push({ name: 'MQTT_USERNAME', valueFrom: { secretKeyRef: { name: secret, key: 'username', optional: true } } });
+    vars.push({ name: 'MQTT_PASSWORD', valueFrom: { secretKeyRef: { name: secret, key: 'password', optional: true } } });
+  }
+  return vars;
+}
+
+function tcpListenPort(spec: EdgeDeviceSpec): number | undefined {
+  return spec.protocol === 'TCP' ? Number(spec.protocolSettings?.TCPSetting?.ListenPort ?? '8081') : undefined;
+}
+
+function container(device: DeviceInput, settings: BundleSettings): V1Container {
+  const listenPort = tcpListenPort(device.spec);
+  const probe = { httpGet: { path: '/health', port: 'http' }, periodSeconds: 10, timeoutSeconds: 2 };
+  return {
+    name: 'deviceshifu',
+    image: settings.image,
+    args: ['deviceshifu'],
+    ports: [{ name: 'http', containerPort: HTTP_PORT }, ...(listenPort === undefined ? [] : [{ name: 'tcp', containerPort: listenPort }])],
+    env: env(device),
+    volumeMounts: [{ name: 'edgedevice-config', mountPath: CONFIG_MOUNT_PATH, readOnly: true }],
+    resources: {
+      requests: { cpu: settings.cpuRequest, memory: settings.memoryRequest },
+      limits: { cpu: settings.cpuLimit, memory: settings.memoryLimit },
+    },
+    livenessProbe: { ...probe, initialDelaySeconds: 5 },
+    readinessProbe: probe,
+    securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
+  };
+}
+
+export function deviceShifuDeployment(device: DeviceInput, configMap: string, placement: Placement, settings: BundleSettings): V1Deployment {
+  const names = bundleNames(device);
+  const labels = bundleLabels(device);
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: {
+      name: names.deployment,
+      namespace: settings.namespace,
+      labels,
+      annotations: { [ANNOTATION_PLACED_AT]: placement.placedAt, [ANNOTATION_PLACEMENT_REASON]: placement.reason },
+    },
+    spec: {
+      replicas: 1,
+      // one gateway per device at a time: a socket or serial device takes one connection
+      strategy: { type: 'Recreate' },
+      selector: { matchLabels: selectorLabels(device) },
+      template: {
+        metadata: { labels },
+        spec: {
+          serviceAccountName: names.serviceAccount,
+          securityContext: { runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, seccompProfile: { type: 'RuntimeDefault' } },
+          affinity: {
+            nodeAffinity: {
+              requiredDuringSchedulingIgnoredDuringExecution: {
+                nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [placement.node] }] }],
+              },
+            },
+          },
+          containers: [container(device, settings)],
+          volumes: [{ name: 'edgedevice-config', configMap: { name: configMap } }],
+        },
+      },
+    },
+  };
+}
+
+/** The node a Deployment built here is pinned to. */
+export function placedNode(deployment: V1Deployment | undefined): string | undefined {
+  const terms = deployment?.spec?.template.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms;
+  return terms?.[0]?.matchFields?.find((f) => f.key === 'metadata.name')?.values?.[0];
+}

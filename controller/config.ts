@@ -1,0 +1,40 @@
+// The controller's configuration: flags, or EDGESHIFU_* environment variables (shared/config.ts).
+import { Type, type Static } from '@sinclair/typebox';
+import { PROTOCOLS } from '../shared/crds/edgedevice.ts';
+
+const DEFAULT_IMAGE = 'ghcr.io/edgeshifu/edgeshifu:0.1.0';
+
+export const ControllerConfig = Type.Object({
+  kubeconfig: Type.Optional(Type.String({ description: 'Kubeconfig file; in-cluster configuration when absent.' })),
+  deviceShifuNamespace: Type.String({ default: 'deviceshifu', description: 'Where deviceShifu Deployments and Services live (seed 004).' }),
+  deviceShifuImage: Type.String({ default: DEFAULT_IMAGE, description: 'Image for every protocol unless overridden.' }),
+  deviceShifuImages: Type.String({ default: '', description: `Per-protocol images: "MQTT=repo/img:tag,Socket=...". Protocols: ${PROTOCOLS.join(', ')}.` }),
+  serviceType: Type.String({ enum: ['ClusterIP', 'NodePort', 'LoadBalancer'], default: 'ClusterIP', description: 'Type of each deviceShifu Service (LoadBalancer works on k3s with ServiceLB).' }),
+  cpuRequest: Type.String({ default: '10m' }),
+  memoryRequest: Type.String({ default: '32Mi' }),
+  cpuLimit: Type.String({ default: '200m' }),
+  memoryLimit: Type.String({ default: '64Mi' }),
+  nodeSelector: Type.String({ default: '', description: 'Label selector of the Nodes deviceShifu may run on; all Ready nodes when empty.' }),
+  heartbeatStaleSeconds: Type.Integer({ minimum: 5, default: 120, description: 'An EdgeNode whose shifud heartbeat is older is treated as unavailable.' }),
+  rescheduleCooldownSeconds: Type.Integer({ minimum: 0, default: 600, description: 'A deviceShifu moved for a better node stays put at least this long.' }),
+  betterNodeMemoryRatio: Type.Number({ minimum: 1, default: 2, description: 'Move to a node only if it has this many times the free memory (hysteresis).' }),
+  betterNodeDistanceKm: Type.Number({ minimum: 0, default: 1, description: 'Move to a closer node only if it is closer by more than this.' }),
+  resyncSeconds: Type.Integer({ minimum: 1, default: 60, description: 'Every device is reconciled again this often (resource collection, rescheduling).' }),
+  workers: Type.Integer({ minimum: 1, maximum: 64, default: 4, description: 'Reconciles running at once.' }),
+  listenAddress: Type.String({ default: '127.0.0.1', description: 'Address of the HTTP server (health, metrics, edgeMap); 0.0.0.0 in a pod.' }),
+  port: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
+  leaderElection: Type.Boolean({ default: true }),
+  leaseNamespace: Type.String({ default: 'edgeshifu-system' }),
+  leaseName: Type.String({ default: 'edgeshifu-controller' }),
+  identity: Type.Optional(Type.String({ description: 'Leader-election identity; the pod name (HOSTNAME) by default.' })),
+});
+export type ControllerConfig = Static<typeof ControllerConfig>;
+
+/** The image that serves a protocol: a per-protocol override, else the common image. */
+export function imageFor(config: Pick<ControllerConfig, 'deviceShifuImage' | 'deviceShifuImages'>, protocol: string): string {
+  for (const pair of config.deviceShifuImages.split(',')) {
+    const [name, image] = pair.split('=').map((s) => s.trim());
+    if (name === protocol && image) return image;
+  }
+  return config.deviceShifuImage;
+}

@@ -1,0 +1,100 @@
+// What the scheduler knows of a node, built from the Kubernetes Node, its EdgeNode (shifud) and the
+// requests of the pods bound to it (pure).
+import type { V1Node, V1Pod } from '@kubernetes/client-node';
+import type { EdgeNodeSpec, EdgeNodeStatus } from '../../shared/crds/edgenode.ts';
+import { cpuMillis, parseQuantity } from '../../shared/kube/quantity.ts';
+
+export interface Location {
+  readonly zone?: string;
+  readonly latitude?: number;
+  readonly longitude?: number;
+}
+
+export interface CandidateNode {
+  readonly name: string;
+  /** Why the node cannot take work now; undefined when it can. */
+  readonly unavailable?: string;
+  readonly location?: Location;
+  /** Bytes: allocatable minus pod requests, lowered further to what shifud measured free. */
+  readonly freeMemory: number;
+  readonly freeCpuMillis: number;
+}
+
+export interface NodeRequests {
+  readonly cpuMillis: number;
+  readonly memory: number;
+}
+
+/** What a pod's containers request. */
+export function podRequests(pod: V1Pod): NodeRequests {
+  let cpu = 0;
+  let memory = 0;
+  for (const c of pod.spec?.containers ?? []) {
+    const requests = c.resources?.requests ?? {};
+    cpu += cpuMillis(requests.cpu ?? 0);
+    memory += parseQuantity(requests.memory ?? 0);
+  }
+  return { cpuMillis: cpu, memory };
+}
+
+function holdsResources(pod: V1Pod): boolean {
+  const phase = pod.status?.phase;
+  return pod.spec?.nodeName !== undefined && phase !== 'Succeeded' && phase !== 'Failed';
+}
+
+/** Sum of the container requests of running and pending pods, per node. */
+export function requestsByNode(pods: readonly V1Pod[]): Map<string, NodeRequests> {
+  const totals = new Map<string, NodeRequests>();
+  for (const pod of pods.filter(holdsResources)) {
+    const node = pod.spec?.nodeName ?? '';
+    const total = totals.get(node) ?? { cpuMillis: 0, memory: 0 };
+    const own = podRequests(pod);
+    totals.set(node, { cpuMillis: total.cpuMillis + own.cpuMillis, memory: total.memory + own.memory });
+  }
+  return totals;
+}
+
+export interface EdgeNodeView {
+  readonly spec?: EdgeNodeSpec;
+  readonly status?: EdgeNodeStatus;
+}
+
+export interface CandidateClock {
+  readonly now: number;
+  /** An EdgeNode heartbeat older than this makes its node unavailable. */
+  readonly staleMs: number;
+  /** Once shifud reports EdgeNodes, a node without one has lost its daemon (or was never an edge node). */
+  readonly requireEdgeNode: boolean;
+}
+
+function unavailability(node: V1Node, edgeNode: EdgeNodeView | undefined, clock: CandidateClock): string | undefined {
+  if (node.spec?.unschedulable === true) return 'cordoned';
+  if (edgeNode === undefined && clock.requireEdgeNode) return 'no EdgeNode (is shifud running there?)';
+  const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
+  if (ready?.status !== 'True') return `Node not Ready${ready?.reason ? ` (${ready.reason})` : ''}`;
+  return staleHeartbeat(edgeNode, clock);
+}
+
+function staleHeartbeat(edgeNode: EdgeNodeView | undefined, clock: CandidateClock): string | undefined {
+  const heartbeat = edgeNode?.status?.lastHeartbeatTime;
+  if (heartbeat === undefined || clock.now - Date.parse(heartbeat) <= clock.staleMs) return undefined;
+  return `shifud heartbeat stale since ${heartbeat}`;
+}
+
+export function candidateNode(node: V1Node, edgeNode: EdgeNodeView | undefined, used: NodeRequests | undefined, clock: CandidateClock): CandidateNode {
+  const allocatable = node.status?.allocatable ?? {};
+  const measured = edgeNode?.status?.free ?? {};
+  const booked = used ?? { cpuMillis: 0, memory: 0 };
+  return {
+    name: node.metadata?.name ?? '',
+    unavailable: unavailability(node, edgeNode, clock),
+    location: edgeNode?.spec?.location,
+    freeMemory: lowest(parseQuantity(allocatable.memory ?? 0) - booked.memory, measured.memory, parseQuantity),
+    freeCpuMillis: lowest(cpuMillis(allocatable.cpu ?? 0) - booked.cpuMillis, measured.cpu, cpuMillis),
+  };
+}
+
+/** The scheduler's view, lowered to what shifud measured when it reports. */
+function lowest(booked: number, measured: string | number | undefined, parse: (q: string | number) => number): number {
+  return measured === undefined ? booked : Math.min(booked, parse(measured));
+}
