@@ -21,6 +21,8 @@ export interface InformerOptions<T extends KubernetesObject> {
   readonly labelSelector?: string;
   readonly fieldSelector?: string;
   readonly logger?: Logger;
+  /** Slims each object before it is cached (e.g. drop a Pod's status but its phase), as client-go's SetTransform. */
+  readonly transform?: (object: T) => T;
   /** For tests of the retry logic; the real watch by default. */
   readonly watch?: WatchFn;
   readonly backoff?: Backoff;
@@ -137,7 +139,8 @@ export class Informer<T extends KubernetesObject> {
     this.resourceVersion = list.metadata?.resourceVersion ?? '';
   }
 
-  private upsert(key: string, object: T): void {
+  private upsert(key: string, received: T): void {
+    const object = this.options.transform ? this.options.transform(received) : received;
     const old = this.cache.get(key);
     this.cache.set(key, object);
     if (old === undefined) this.emit('add', object);
@@ -155,7 +158,7 @@ export class Informer<T extends KubernetesObject> {
     const key = objectKey(object);
     if (type === 'DELETED') {
       this.cache.delete(key);
-      this.emit('delete', object);
+      this.emit('delete', this.options.transform ? this.options.transform(object) : object);
     } else {
       this.upsert(key, object);
     }

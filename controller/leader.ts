@@ -1,0 +1,140 @@
+// Leader election on a coordination.k8s.io Lease (client-node has none: REFERENCE.md §7), with
+// client-go's timings: 15 s lease, renew within 10 s, retry every 2 s. Only the leader
+// reconciles; a leader that cannot renew in time stops leading (the caller exits), and a leader
+// that stops cleanly hands the lease back so the next one takes over at once.
+import { CoordinationV1Api, V1MicroTime, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
+import { sleep } from '../shared/backoff.ts';
+import { kubeStatusOf, toKubeError } from '../shared/kube/errors.ts';
+import type { Logger } from '../shared/log.ts';
+
+export interface LeaderElectionOptions {
+  readonly kc: KubeConfig;
+  readonly namespace: string;
+  readonly name: string;
+  readonly identity: string;
+  readonly logger: Logger;
+  readonly leaseDurationMs?: number;
+  readonly renewDeadlineMs?: number;
+  readonly retryPeriodMs?: number;
+}
+
+/** Who may hold the lease now (pure): the holder, unless it let the lease expire. */
+export function canAcquire(lease: V1Lease | undefined, identity: string, now: number, defaultDurationMs: number): boolean {
+  const spec = lease?.spec;
+  if (spec?.holderIdentity === undefined || spec.holderIdentity === '' || spec.holderIdentity === identity) return true;
+  const renewed = spec.renewTime === undefined ? 0 : new Date(spec.renewTime).getTime();
+  const duration = spec.leaseDurationSeconds === undefined ? defaultDurationMs : spec.leaseDurationSeconds * 1000;
+  return now > renewed + duration;
+}
+
+export class LeaderElector {
+  private readonly options: LeaderElectionOptions;
+  private readonly api: CoordinationV1Api;
+  private readonly stopper = new AbortController();
+  private leading = false;
+  private lastRenew = 0;
+
+  constructor(options: LeaderElectionOptions) {
+    this.options = options;
+    this.api = options.kc.makeApiClient(CoordinationV1Api);
+  }
+
+  get isLeader(): boolean {
+    return this.leading;
+  }
+
+  private get durationMs(): number {
+    return this.options.leaseDurationMs ?? 15_000;
+  }
+
+  /**
+   * Campaigns until elected, calls onLead, then keeps renewing; resolves with 'lost' when a renewal
+   * misses its deadline, or 'stopped' after stop().
+   */
+  async run(onLead: () => Promise<void>): Promise<'lost' | 'stopped'> {
+    const lead = (): void => {
+      // not awaited: renewals must go on while the caches fill
+      onLead().catch((err: unknown) => {
+        this.options.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'could not start leading');
+        this.stop();
+      });
+    };
+    const retry = this.options.retryPeriodMs ?? 2000;
+    const deadline = this.options.renewDeadlineMs ?? 10_000;
+    while (!this.stopper.signal.aborted) {
+      const held = await this.tryAcquireOrRenew();
+      if (held && !this.leading) {
+        this.leading = true;
+        this.options.logger.info({ identity: this.options.identity }, 'became leader');
+        lead();
+      }
+      if (this.leading && Date.now() - this.lastRenew > deadline) {
+        this.leading = false;
+        this.options.logger.error({ identity: this.options.identity }, 'lost the lease: could not renew in time');
+        return 'lost';
+      }
+      await sleep(retry, this.stopper.signal);
+    }
+    await this.release();
+    return 'stopped';
+  }
+
+  stop(): void {
+    this.stopper.abort();
+  }
+
+  private leaseBody(previous: V1Lease | undefined, now: number): V1Lease {
+    const spec = previous?.spec;
+    const taking = spec?.holderIdentity !== this.options.identity;
+    return {
+      metadata: { name: this.options.name, namespace: this.options.namespace, resourceVersion: previous?.metadata?.resourceVersion },
+      spec: {
+        holderIdentity: this.options.identity,
+        leaseDurationSeconds: Math.round(this.durationMs / 1000),
+        acquireTime: taking || spec.acquireTime === undefined ? new V1MicroTime(now) : spec.acquireTime,
+        renewTime: new V1MicroTime(now),
+        leaseTransitions: (spec?.leaseTransitions ?? 0) + (taking && spec?.holderIdentity ? 1 : 0),
+      },
+    };
+  }
+
+  private async read(): Promise<V1Lease | undefined> {
+    try {
+      return await this.api.readNamespacedLease({ name: this.options.name, namespace: this.options.namespace });
+    } catch (err) {
+      if (kubeStatusOf(err)?.code === 404) return undefined;
+      throw toKubeError(err, 'read the leader lease');
+    }
+  }
+
+  private async tryAcquireOrRenew(): Promise<boolean> {
+    const now = Date.now();
+    try {
+      const lease = await this.read();
+      if (!canAcquire(lease, this.options.identity, now, this.durationMs)) return false;
+      const body = this.leaseBody(lease, now);
+      if (lease === undefined) await this.api.createNamespacedLease({ namespace: this.options.namespace, body });
+      else await this.api.replaceNamespacedLease({ name: this.options.name, namespace: this.options.namespace, body });
+      this.lastRenew = now;
+      return true;
+    } catch (err) {
+      // a conflict means another candidate won this round; anything else is retried next period
+      this.options.logger.debug({ err: err instanceof Error ? err.message : String(err) }, 'lease not acquired');
+      return false;
+    }
+  }
+
+  private async release(): Promise<void> {
+    if (!this.leading) return;
+    this.leading = false;
+    try {
+      const lease = await this.read();
+      if (lease?.spec?.holderIdentity !== this.options.identity) return;
+      const body = { ...lease, spec: { ...lease.spec, holderIdentity: '', renewTime: new V1MicroTime(0), leaseDurationSeconds: 1 } };
+      await this.api.replaceNamespacedLease({ name: this.options.name, namespace: this.options.namespace, body });
+      this.options.logger.info('released the lease');
+    } catch (err) {
+      this.options.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'could not release the lease');
+    }
+  }
+}

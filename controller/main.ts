@@ -1,0 +1,60 @@
+// The controller process: configuration, logs, metrics and health server, leader election, and
+// the reconcilers once elected. Stateless: everything is rebuilt from the API server at start.
+import { hostname } from 'node:os';
+import { KubeConfig } from '@kubernetes/client-node';
+import { loadConfig, printableConfig } from '../shared/config.ts';
+import { createLogger } from '../shared/log.ts';
+import { createRegistry } from '../shared/metrics.ts';
+import { Gauge } from 'prom-client';
+import { ControllerConfig } from './config.ts';
+import { LeaderElector } from './leader.ts';
+import { Controller } from './manager.ts';
+import { controllerApp, listen } from './server.ts';
+import { NO_TOPOLOGY } from './topology.ts';
+
+function kubeConfig(path: string | undefined): KubeConfig {
+  const kc = new KubeConfig();
+  if (path !== undefined) kc.loadFromFile(path);
+  else kc.loadFromDefault();
+  return kc;
+}
+
+export async function runController(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const logger = createLogger('controller');
+  const config = loadConfig(ControllerConfig, { argv, env });
+  logger.info({ config: printableConfig(ControllerConfig, config) }, 'effective configuration');
+  const kc = kubeConfig(config.kubeconfig);
+  const registry = createRegistry('controller');
+  const controller = new Controller({ kc, config, logger, registry, topology: NO_TOPOLOGY });
+  const identity = config.identity ?? env.HOSTNAME ?? hostname();
+  const elector = new LeaderElector({ kc, namespace: config.leaseNamespace, name: config.leaseName, identity, logger });
+  const leaderGauge = new Gauge({ name: 'edgeshifu_leader', help: '1 while this replica leads', registers: [registry] });
+  const app = controllerApp({
+    registry,
+    ready: () => controller.synced ? { ok: true, detail: 'leading; caches synced' }
+      : { ok: true, detail: config.leaderElection ? 'standing by for the lease' : 'starting' },
+  });
+  const { server, port } = await listen(app, config.listenAddress, config.port);
+  logger.info({ address: config.listenAddress, port }, 'serving /healthz, /readyz, /metrics');
+
+  const stop = (): void => { elector.stop(); };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  let outcome: 'lost' | 'stopped';
+  if (config.leaderElection) {
+    outcome = await elector.run(async () => { leaderGauge.set(1); await controller.start(); });
+  } else {
+    await controller.start();
+    await new Promise<void>((resolve) => { process.once('SIGTERM', resolve); process.once('SIGINT', resolve); });
+    outcome = 'stopped';
+  }
+  leaderGauge.set(0);
+  await controller.stop();
+  server.close();
+  logger.info({ outcome }, 'controller stopped');
+  return outcome === 'lost' ? 1 : 0;
+}
+
+if (import.meta.url === `file://${process.argv[1] ?? ''}`) {
+  process.exitCode = await runController(process.argv.slice(2), process.env);
+}

@@ -1,0 +1,129 @@
+// Wires the controller: informers → work queue → EdgeDevice reconciler, plus the edgeMap feed
+// from EdgeNodes and Nodes. Every change is mapped to the device keys it concerns; reconcile
+// reads the world afresh (level-based), so a missed or doubled event costs nothing.
+import type { KubeConfig, KubernetesObject, V1Node } from '@kubernetes/client-node';
+import type { Registry } from 'prom-client';
+import { Gauge } from 'prom-client';
+import type { Logger } from '../shared/log.ts';
+import { deviceOf } from './bundle/names.ts';
+import type { ControllerConfig } from './config.ts';
+import { imageFor } from './config.ts';
+import { ApiWriter, type KubeWriter } from './kube-writer.ts';
+import { deviceKey, EdgeDeviceReconciler } from './reconcile/edgedevice.ts';
+import { Runner } from './runner.ts';
+import { candidateNode } from './scheduling/candidates.ts';
+import { labelSelectorMatcher } from './selector.ts';
+import type { Topology } from './topology.ts';
+import { World, type EdgeDevice, type EdgeNode } from './world.ts';
+
+export interface ControllerDeps {
+  readonly kc: KubeConfig;
+  readonly config: ControllerConfig;
+  readonly logger: Logger;
+  readonly registry: Registry;
+  readonly topology: Topology;
+  readonly writer?: KubeWriter;
+}
+
+export class Controller {
+  readonly world: World;
+  private readonly deps: ControllerDeps;
+  private readonly reconciler: EdgeDeviceReconciler;
+  private readonly runner: Runner;
+  private readonly availability = new Map<string, string | undefined>();
+  private started = false;
+
+  constructor(deps: ControllerDeps) {
+    const { config, kc, logger } = deps;
+    this.deps = deps;
+    this.world = new World(kc, config.deviceShifuNamespace, logger);
+    this.reconciler = new EdgeDeviceReconciler({
+      world: this.world,
+      writer: deps.writer ?? new ApiWriter(kc),
+      topology: deps.topology,
+      resyncMs: config.resyncSeconds * 1000,
+      heartbeatStaleMs: config.heartbeatStaleSeconds * 1000,
+      nodeSelector: config.nodeSelector === '' ? undefined : labelSelectorMatcher(config.nodeSelector),
+      settings: {
+        namespace: config.deviceShifuNamespace,
+        imageFor: (protocol: string) => imageFor(config, protocol),
+        cpuRequest: config.cpuRequest, memoryRequest: config.memoryRequest, cpuLimit: config.cpuLimit, memoryLimit: config.memoryLimit,
+        serviceType: config.serviceType as 'ClusterIP' | 'NodePort' | 'LoadBalancer',
+        policy: { cooldownMs: config.rescheduleCooldownSeconds * 1000, betterMemoryRatio: config.betterNodeMemoryRatio, betterDistanceKm: config.betterNodeDistanceKm },
+      },
+    });
+    this.runner = new Runner({ name: 'edgedevice', reconcile: this.reconciler.reconcile, workers: config.workers, logger, registry: deps.registry });
+    this.wire();
+    const devices = this.world.devices;
+    new Gauge({ name: 'edgeshifu_edgedevices', help: 'EdgeDevices in the cache', registers: [deps.registry], collect() { this.set(devices.list().length); } });
+  }
+
+  get synced(): boolean {
+    return this.started;
+  }
+
+  get queue(): Runner['queue'] {
+    return this.runner.queue;
+  }
+
+  async start(): Promise<void> {
+    await this.world.start();
+    this.runner.start();
+    this.started = true;
+    this.deps.logger.info({ devices: this.world.devices.list().length, nodes: this.world.nodes.list().length }, 'caches synced; reconciling');
+  }
+
+  async stop(): Promise<void> {
+    await this.runner.stop();
+    await this.world.stop();
+  }
+
+  private enqueue(key: string): void {
+    this.runner.queue.add(key);
+  }
+
+  private enqueueOwner(object: KubernetesObject): void {
+    const device = deviceOf(object.metadata?.labels);
+    if (device !== undefined) this.enqueue(deviceKey(device));
+  }
+
+  private wire(): void {
+    const { world } = this;
+    for (const event of ['add', 'update', 'delete'] as const) {
+      world.devices.on(event, (d) => { this.enqueue(deviceKey({ name: d.metadata.name ?? '', namespace: d.metadata.namespace ?? '' })); });
+      world.deployments.on(event, (o) => { this.enqueueOwner(o); });
+      world.services.on(event, (o) => { this.enqueueOwner(o); });
+      world.pods.on(event, (p) => { if (p.metadata?.namespace === this.deps.config.deviceShifuNamespace) this.enqueueOwner(p); });
+      world.configMaps.on(event, (cm) => { this.devicesWhere((d) => d.spec.configMapName === cm.metadata?.name); });
+      world.nodes.on(event, (n) => { this.nodeChanged(n.metadata?.name ?? '', event === 'delete'); });
+      world.edgeNodes.on(event, (n) => { this.edgeNodeChanged(n, event === 'delete'); });
+    }
+  }
+
+  private devicesWhere(predicate: (device: EdgeDevice) => boolean): void {
+    for (const device of this.world.devices.list()) {
+      if (predicate(device)) this.enqueue(deviceKey({ name: device.metadata.name ?? '', namespace: device.metadata.namespace ?? '' }));
+    }
+  }
+
+  private edgeNodeChanged(edgeNode: EdgeNode, deleted: boolean): void {
+    const name = edgeNode.metadata.name ?? '';
+    if (deleted) this.deps.topology.removeNode(name);
+    this.nodeChanged(name, false);
+  }
+
+  /** Devices on a node whose availability changed, and devices waiting for a node, are looked at again. */
+  private nodeChanged(name: string, deleted: boolean): void {
+    const node: V1Node | undefined = this.world.nodes.get(name);
+    const edgeNode = this.world.edgeNodes.get(name);
+    const clock = { now: Date.now(), staleMs: this.deps.config.heartbeatStaleSeconds * 1000, requireEdgeNode: this.world.edgeNodes.list().length > 0 };
+    const unavailable = deleted || node === undefined ? 'gone' : candidateNode(node, edgeNode, undefined, clock).unavailable;
+    if (edgeNode !== undefined) this.deps.topology.upsertNode(name, { spec: edgeNode.spec, status: edgeNode.status, unavailable });
+    else if (deleted) this.deps.topology.removeNode(name);
+    const known = this.availability.has(name);
+    if (known && this.availability.get(name) === unavailable) return;
+    this.availability.set(name, unavailable);
+    this.devicesWhere((d) => d.status?.nodeName === name || d.spec.attachedNode === name
+      || d.status?.conditions?.some((c) => c.type === 'Scheduled' && c.status !== 'True') === true);
+  }
+}

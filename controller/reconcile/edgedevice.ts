@@ -1,0 +1,193 @@
+// The EdgeDevice reconciler (seed 004, "On edgeDevice events"): read the device afresh from the
+// cache, plan its bundle and status, apply what differs, write status once, and clean up through
+// a finalizer, since the bundle lives in another namespace and cannot carry an ownerReference.
+import { createHash } from 'node:crypto';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { Logger } from '../../shared/log.ts';
+import { bundleNames, deviceOf, FINALIZER, type DeviceRef } from '../bundle/names.ts';
+import type { BundleKind, KubeWriter } from '../kube-writer.ts';
+import type { ReconcileResult } from '../runner.ts';
+import { candidateNode, requestsByNode, type CandidateNode } from '../scheduling/candidates.ts';
+import { nextStatus, stableJson, statusChanged } from '../status.ts';
+import type { Topology } from '../topology.ts';
+import type { EdgeDevice, World } from '../world.ts';
+import { planDevice, type DevicePlan, type PlanSettings } from './plan.ts';
+
+export interface EdgeDeviceReconcilerOptions {
+  readonly world: World;
+  readonly writer: KubeWriter;
+  readonly settings: PlanSettings;
+  readonly topology: Topology;
+  readonly resyncMs: number;
+  readonly heartbeatStaleMs: number;
+  readonly nodeSelector?: (labels: Readonly<Record<string, string>>) => boolean;
+  readonly now?: () => number;
+}
+
+export function deviceKey(ref: DeviceRef): string {
+  return `${ref.namespace}/${ref.name}`;
+}
+
+function parseKey(key: string): DeviceRef {
+  const slash = key.indexOf('/');
+  return { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+}
+
+function hashOf(object: KubernetesObject): string {
+  return createHash('sha256').update(stableJson(object)).digest('hex').slice(0, 16);
+}
+
+export class EdgeDeviceReconciler {
+  private readonly options: EdgeDeviceReconcilerOptions;
+  /** What this process last applied, per object: unchanged objects are not written again. */
+  private readonly applied = new Map<string, { hash: string; marker?: string }>();
+
+  constructor(options: EdgeDeviceReconcilerOptions) {
+    this.options = options;
+  }
+
+  private now(): number {
+    return this.options.now?.() ?? Date.now();
+  }
+
+  readonly reconcile = async (key: string, log: Logger): Promise<ReconcileResult> => {
+    const ref = parseKey(key);
+    const device = this.options.world.devices.get(ref.name, ref.namespace);
+    if (device === undefined) {
+      await this.removeBundle(ref);
+      this.options.topology.removeDevice(key);
+      return {};
+    }
+    if (device.metadata.deletionTimestamp !== undefined) return this.finalize(device, log);
+    const live = await this.ensureFinalizer(device);
+    const plan = planDevice(this.observe(live));
+    await this.applyBundle(plan.bundle, log);
+    await this.writeStatus(live, plan, log);
+    this.options.topology.upsertDevice(key, { spec: live.spec, nodeName: plan.view.nodeName, phase: plan.view.phase ?? live.status?.edgedevicephase, url: plan.url });
+    return { requeueAfterMs: this.options.resyncMs };
+  };
+
+  /** Candidate nodes as the scheduler sees them now. */
+  candidates(): CandidateNode[] {
+    const { world, heartbeatStaleMs, nodeSelector } = this.options;
+    const used = requestsByNode(world.pods.list());
+    const edgeNodes = world.edgeNodes.list();
+    const clock = { now: this.now(), staleMs: heartbeatStaleMs, requireEdgeNode: edgeNodes.length > 0 };
+    return world.nodes.list()
+      .filter((n) => nodeSelector === undefined || nodeSelector(n.metadata?.labels ?? {}))
+      .map((n) => candidateNode(n, world.edgeNodes.get(n.metadata?.name ?? ''), used.get(n.metadata?.name ?? ''), clock));
+  }
+
+  private observe(device: EdgeDevice): Parameters<typeof planDevice>[0] {
+    const { world, settings } = this.options;
+    const ref = { name: device.metadata.name ?? '', namespace: device.metadata.namespace ?? '' };
+    const names = safeNames(ref);
+    const deployment = names && world.deployments.get(names.deployment, settings.namespace);
+    const service = names && world.services.get(names.service, settings.namespace);
+    return {
+      device,
+      now: this.now(),
+      settings,
+      nodes: this.candidates(),
+      configMapExists: world.configMaps.get(device.spec.configMapName ?? '', settings.namespace) !== undefined,
+      serviceOwner: service === undefined ? undefined : deviceOf(service.metadata?.labels) ?? { name: '(not a deviceShifu)', namespace: settings.namespace },
+      deployment: deployment ?? undefined,
+      pods: world.pods.list().filter((p) => p.metadata?.namespace === settings.namespace && samePod(p.metadata.labels, ref)),
+    };
+  }
+
+  private async ensureFinalizer(device: EdgeDevice): Promise<EdgeDevice> {
+    const finalizers = device.metadata.finalizers ?? [];
+    if (finalizers.includes(FINALIZER)) return device;
+    return this.options.writer.setFinalizers(device, [...finalizers, FINALIZER]);
+  }
+
+  private async finalize(device: EdgeDevice, log: Logger): Promise<ReconcileResult> {
+    const ref = { name: device.metadata.name ?? '', namespace: device.metadata.namespace ?? '' };
+    await this.removeBundle(ref);
+    this.options.topology.removeDevice(deviceKey(ref));
+    const finalizers = device.metadata.finalizers ?? [];
+    if (finalizers.includes(FINALIZER)) {
+      await this.options.writer.setFinalizers(device, finalizers.filter((f) => f !== FINALIZER));
+      log.info('deviceShifu removed; finalizer dropped');
+    }
+    return {};
+  }
+
+  private async removeBundle(ref: DeviceRef): Promise<void> {
+    const names = safeNames(ref);
+    if (names === undefined) return;
+    const ns = this.options.settings.namespace;
+    const targets: Array<[BundleKind, string, string]> = [
+      ['Deployment', ns, names.deployment], ['Service', ns, names.service], ['ServiceAccount', ns, names.serviceAccount],
+      ['RoleBinding', ref.namespace, names.role], ['Role', ref.namespace, names.role],
+    ];
+    const service = this.options.world.services.get(names.service, ns);
+    const owner = deviceOf(service?.metadata?.labels);
+    for (const [kind, namespace, name] of targets) {
+      // never delete a Service that belongs to another device of the same name
+      if (kind === 'Service' && owner !== undefined && deviceKey(owner) !== deviceKey(ref)) continue;
+      await this.options.writer.remove(kind, namespace, name);
+      this.applied.delete(`${kind}/${namespace}/${name}`);
+    }
+  }
+
+  /** The cached copy of an object this controller applies, when it watches that kind. */
+  private observed(object: KubernetesObject): KubernetesObject | undefined {
+    const { name = '', namespace = '' } = object.metadata ?? {};
+    if (object.kind === 'Deployment') return this.options.world.deployments.get(name, namespace);
+    if (object.kind === 'Service') return this.options.world.services.get(name, namespace);
+    return undefined;
+  }
+
+  private async applyBundle(bundle: readonly KubernetesObject[], log: Logger): Promise<void> {
+    for (const object of bundle) {
+      const id = `${object.kind ?? ''}/${object.metadata?.namespace ?? ''}/${object.metadata?.name ?? ''}`;
+      const hash = hashOf(object);
+      const before = this.applied.get(id);
+      if (before?.hash === hash && before.marker === markerOf(object.kind, this.observed(object))) continue;
+      const result = await this.options.writer.apply(object);
+      this.applied.set(id, { hash, marker: markerOf(object.kind, result) });
+      log.info({ object: id }, before === undefined ? 'applied' : 'reapplied (changed, or edited by hand)');
+    }
+  }
+
+  private async writeStatus(device: EdgeDevice, plan: DevicePlan, log: Logger): Promise<void> {
+    const generation = device.metadata.generation ?? 0;
+    const next = nextStatus(device.status, plan.view, generation, new Date(this.now()).toISOString());
+    if (!statusChanged(device.status, next)) return;
+    await this.options.writer.patchStatus(device, next);
+    const old = device.status?.conditions?.find((c) => c.type === 'Scheduled');
+    const scheduled = plan.view.scheduled;
+    if (old?.reason !== scheduled.reason || old.message !== scheduled.message) {
+      const warning = scheduled.status !== 'True';
+      await this.options.writer.event(device, warning ? 'Warning' : 'Normal', scheduled.reason, scheduled.message);
+      log.info({ reason: scheduled.reason, message: scheduled.message }, 'placement decision');
+    }
+  }
+}
+
+function safeNames(ref: DeviceRef): ReturnType<typeof bundleNames> | undefined {
+  try {
+    return bundleNames(ref);
+  } catch {
+    return undefined;
+  }
+}
+
+function samePod(labels: Readonly<Record<string, string>> | undefined, ref: DeviceRef): boolean {
+  const owner = deviceOf(labels);
+  return owner !== undefined && owner.name === ref.name && owner.namespace === ref.namespace;
+}
+
+/**
+ * What tells that someone else changed or deleted an object since this controller applied it:
+ * a Deployment's generation (bumped by every spec edit), a Service's ports, selector and type.
+ */
+function markerOf(kind: string | undefined, object: KubernetesObject | undefined): string | undefined {
+  if (kind !== 'Deployment' && kind !== 'Service') return undefined;
+  if (object === undefined) return 'missing';
+  if (kind === 'Deployment') return String(object.metadata?.generation ?? '');
+  const spec = (object as { spec?: { ports?: unknown; selector?: unknown; type?: unknown } }).spec;
+  return JSON.stringify([spec?.ports, spec?.selector, spec?.type]);
+}

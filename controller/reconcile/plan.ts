@@ -1,0 +1,146 @@
+// Observe → plan → apply (STYLE.md habit 2): what one EdgeDevice's deviceShifu bundle and status
+// should be, computed from what the caches hold. Pure: every input is plain data.
+import type { KubernetesObject, V1Deployment, V1Pod } from '@kubernetes/client-node';
+import { EdgeshifuError } from '../../shared/errors.ts';
+import { cpuMillis, parseQuantity } from '../../shared/kube/quantity.ts';
+import { deviceShifuRole, deviceShifuRoleBinding, deviceShifuServiceAccount } from '../bundle/access.ts';
+import { deviceShifuDeployment, placedNode, type BundleSettings } from '../bundle/deployment.ts';
+import { ANNOTATION_PLACED_AT, bundleNames, type DeviceRef } from '../bundle/names.ts';
+import { deviceShifuService, deviceShifuUrl, type ServiceType } from '../bundle/service.ts';
+import type { CandidateNode } from '../scheduling/candidates.ts';
+import { place, type PlacementDecision, type PlacementPolicy } from '../scheduling/placement.ts';
+import type { ConditionInput, ControllerView } from '../status.ts';
+import type { EdgeDevice } from '../world.ts';
+
+export interface PlanSettings extends Omit<BundleSettings, 'image'> {
+  /** The deviceShifu image for a protocol (controller configuration). */
+  readonly imageFor: (protocol: string) => string;
+  readonly serviceType: ServiceType;
+  readonly policy: PlacementPolicy;
+}
+
+export interface PlanInput {
+  readonly device: EdgeDevice;
+  readonly now: number;
+  readonly settings: PlanSettings;
+  readonly nodes: readonly CandidateNode[];
+  readonly configMapExists: boolean;
+  /** The device whose Service already bears this device's Service name, if any. */
+  readonly serviceOwner?: DeviceRef;
+  readonly deployment?: V1Deployment;
+  readonly pods: readonly V1Pod[];
+}
+
+export interface DevicePlan {
+  readonly view: ControllerView;
+  /** Objects to apply, in order; none when the device cannot be served now. */
+  readonly bundle: readonly KubernetesObject[];
+  readonly decision?: PlacementDecision;
+  /** Where applications reach it, once placed. */
+  readonly url?: string;
+}
+
+const condition = (type: string, status: ConditionInput['status'], reason: string, message: string): ConditionInput => ({ type, status, reason, message });
+
+function blocked(reason: string, message: string, phase: 'Pending' | 'Failed' = 'Pending'): DevicePlan {
+  return {
+    view: {
+      scheduled: condition('Scheduled', 'False', reason, message),
+      bundleReady: condition('BundleReady', 'False', reason, message),
+      phase,
+    },
+    bundle: [],
+  };
+}
+
+function refOf(device: EdgeDevice): DeviceRef {
+  return { name: device.metadata.name ?? '', namespace: device.metadata.namespace ?? '' };
+}
+
+/** Why the device cannot be served at all, before placement; undefined when it can. */
+function precondition(input: PlanInput): DevicePlan | undefined {
+  const ref = refOf(input.device);
+  try {
+    bundleNames(ref);
+  } catch (err) {
+    return blocked('InvalidName', err instanceof EdgeshifuError ? err.message : String(err), 'Failed');
+  }
+  const configMap = input.device.spec.configMapName;
+  if (configMap === undefined || configMap === '') {
+    return blocked('ConfigMapNotSet', `set spec.configMapName to the ConfigMap in namespace ${input.settings.namespace} that holds driverProperties, instructions and telemetries`);
+  }
+  if (!input.configMapExists) return blocked('ConfigMapNotFound', `ConfigMap ${input.settings.namespace}/${configMap} does not exist: create it (it is mounted at /etc/edgedevice/config)`);
+  const owner = input.serviceOwner;
+  if (owner !== undefined && (owner.name !== ref.name || owner.namespace !== ref.namespace)) {
+    return blocked('NameConflict', `deviceShifu name ${ref.name} is taken by EdgeDevice ${owner.namespace}/${owner.name}: rename one of them`);
+  }
+  return undefined;
+}
+
+/** BundleReady from the Deployment and its pods. */
+function readiness(deployment: V1Deployment | undefined, node: string, pods: readonly V1Pod[]): ConditionInput {
+  const unschedulable = pods.map((p) => p.status?.conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'False')).find((c) => c !== undefined);
+  if (deployment === undefined) return condition('BundleReady', 'False', 'Creating', 'creating the deviceShifu Deployment and Service');
+  const current = (deployment.status?.observedGeneration ?? 0) >= (deployment.metadata?.generation ?? 0) && placedNode(deployment) === node;
+  if (current && (deployment.status?.availableReplicas ?? 0) >= 1) return condition('BundleReady', 'True', 'Available', `deviceShifu is available on ${node}`);
+  if (unschedulable !== undefined) return condition('BundleReady', 'False', 'Unschedulable', `node ${node} cannot take the deviceShifu: ${unschedulable.message ?? unschedulable.reason ?? ''}`);
+  return condition('BundleReady', 'False', 'Progressing', `waiting for the deviceShifu on ${node} to become available`);
+}
+
+function placedAt(deployment: V1Deployment | undefined, node: string, now: number): string {
+  const previous = deployment?.metadata?.annotations?.[ANNOTATION_PLACED_AT];
+  return placedNode(deployment) === node && previous !== undefined ? previous : new Date(now).toISOString();
+}
+
+export function planDevice(input: PlanInput): DevicePlan {
+  const early = precondition(input);
+  if (early !== undefined) return early;
+  const { device, settings, deployment, now } = input;
+  const ref = refOf(device);
+  const currentNode = placedNode(deployment);
+  const previousAt = deployment?.metadata?.annotations?.[ANNOTATION_PLACED_AT];
+  const decision = place({
+    attachedNode: device.spec.attachedNode,
+    location: device.spec.location,
+    cpuMillis: cpuMillis(settings.cpuRequest),
+    memory: parseQuantity(settings.memoryRequest),
+    current: currentNode === undefined ? undefined : { node: currentNode, placedAt: previousAt === undefined ? 0 : Date.parse(previousAt) },
+  }, input.nodes, settings.policy, now);
+
+  if (decision.kind === 'unknown') {
+    return { decision, bundle: [], view: {
+      scheduled: condition('Scheduled', 'False', decision.reason, decision.message),
+      bundleReady: condition('BundleReady', 'False', decision.reason, decision.message),
+      nodeName: currentNode, phase: 'Unknown' } };
+  }
+  if (decision.kind === 'pending') return { ...blocked(decision.reason, decision.message), decision };
+
+  const placement = { node: decision.node, placedAt: placedAt(deployment, decision.node, now), reason: decision.reason };
+  const bundle: KubernetesObject[] = [
+    deviceShifuServiceAccount(ref, settings.namespace),
+    deviceShifuRole(ref),
+    deviceShifuRoleBinding(ref, settings.namespace),
+    deviceShifuDeployment({ ...ref, spec: device.spec }, device.spec.configMapName ?? '', placement, { ...settings, image: settings.imageFor(device.spec.protocol) }),
+    deviceShifuService({ ...ref, spec: device.spec }, settings.namespace, settings.serviceType),
+  ];
+  const bundleReady = readiness(decision.moved ? undefined : deployment, decision.node, input.pods);
+  const scheduled = condition('Scheduled', 'True', decision.moved ? 'Rescheduled' : 'NodeChosen', `on ${decision.node}: ${decision.reason}`);
+  return {
+    decision,
+    bundle,
+    url: deviceShifuUrl({ ...ref, spec: device.spec }, settings.namespace),
+    view: {
+      scheduled: keptMessage(device, scheduled, decision.node),
+      bundleReady,
+      nodeName: decision.node,
+      phase: bundleReady.status === 'True' ? undefined : 'Pending',
+    },
+  };
+}
+
+/** A placement that did not change keeps its message: free-memory figures in it must not cause status writes. */
+function keptMessage(device: EdgeDevice, scheduled: ConditionInput, node: string): ConditionInput {
+  const old = device.status?.conditions?.find((c) => c.type === 'Scheduled');
+  if (old?.status !== 'True' || device.status?.nodeName !== node || scheduled.reason === 'Rescheduled') return scheduled;
+  return { ...scheduled, reason: old.reason, message: old.message };
+}

@@ -1,0 +1,112 @@
+// One wrapper around every reconciler (controller-runtime's shape): workers take keys from the
+// queue, a result asks for "again after", an error is retried with backoff unless it is a bad
+// input that only its author can fix, panics are caught, and every pass is counted and timed.
+import { randomUUID } from 'node:crypto';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { EdgeshifuError } from '../shared/errors.ts';
+import type { Logger } from '../shared/log.ts';
+import { WorkQueue } from './queue.ts';
+
+export interface ReconcileResult {
+  /** Reconcile this key again after this long (e.g. to recheck placement). */
+  readonly requeueAfterMs?: number;
+}
+
+export type Reconcile = (key: string, log: Logger) => Promise<ReconcileResult>;
+
+export interface RunnerOptions {
+  readonly name: string;
+  readonly reconcile: Reconcile;
+  readonly workers: number;
+  readonly logger: Logger;
+  readonly registry: Registry;
+  readonly queue?: WorkQueue;
+}
+
+interface RunnerMetrics {
+  readonly total: Counter<'controller' | 'result'>;
+  readonly duration: Histogram<'controller'>;
+  readonly depth: Gauge<'controller'>;
+}
+
+function metricsFor(registry: Registry): RunnerMetrics {
+  const existing = registry.getSingleMetric('edgeshifu_reconcile_total');
+  if (existing !== undefined) {
+    return {
+      total: existing as Counter<'controller' | 'result'>,
+      duration: registry.getSingleMetric('edgeshifu_reconcile_duration_seconds') as Histogram<'controller'>,
+      depth: registry.getSingleMetric('edgeshifu_workqueue_depth') as Gauge<'controller'>,
+    };
+  }
+  return {
+    total: new Counter({ name: 'edgeshifu_reconcile_total', help: 'Reconciles by controller and result (success, requeue, error, invalid)', labelNames: ['controller', 'result'], registers: [registry] }),
+    duration: new Histogram({ name: 'edgeshifu_reconcile_duration_seconds', help: 'Time per reconcile', labelNames: ['controller'], buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5], registers: [registry] }),
+    depth: new Gauge({ name: 'edgeshifu_workqueue_depth', help: 'Keys waiting per controller', labelNames: ['controller'], registers: [registry] }),
+  };
+}
+
+export class Runner {
+  readonly queue: WorkQueue;
+  private readonly options: RunnerOptions;
+  private readonly metrics: RunnerMetrics;
+  private workers: Array<Promise<void>> = [];
+
+  constructor(options: RunnerOptions) {
+    this.options = options;
+    this.queue = options.queue ?? new WorkQueue();
+    this.metrics = metricsFor(options.registry);
+  }
+
+  start(): void {
+    this.workers = Array.from({ length: this.options.workers }, () => this.work());
+  }
+
+  async stop(): Promise<void> {
+    this.queue.shutdown();
+    await Promise.all(this.workers);
+  }
+
+  private async work(): Promise<void> {
+    for (;;) {
+      const key = await this.queue.get();
+      if (key === undefined) return;
+      this.metrics.depth.set({ controller: this.options.name }, this.queue.depth);
+      try {
+        await this.once(key);
+      } finally {
+        this.queue.done(key);
+      }
+    }
+  }
+
+  private async once(key: string): Promise<void> {
+    const { name, logger } = this.options;
+    const log = logger.child({ controller: name, key, reconcileId: randomUUID().slice(0, 8) });
+    const end = this.metrics.duration.startTimer({ controller: name });
+    try {
+      const result = await this.options.reconcile(key, log);
+      this.queue.forget(key);
+      if (result.requeueAfterMs !== undefined) this.queue.addAfter(key, result.requeueAfterMs);
+      this.metrics.total.inc({ controller: name, result: result.requeueAfterMs === undefined ? 'success' : 'requeue' });
+    } catch (err) {
+      this.failed(key, err, log);
+    } finally {
+      end();
+    }
+  }
+
+  private failed(key: string, err: unknown, log: Logger): void {
+    const name = this.options.name;
+    if (err instanceof EdgeshifuError && err.kind === 'invalid') {
+      // retrying cannot help: the reconciler has reported it in status; wait for a change
+      this.queue.forget(key);
+      this.metrics.total.inc({ controller: name, result: 'invalid' });
+      log.warn({ err: err.message }, 'reconcile refused bad input');
+      return;
+    }
+    const retryInMs = this.queue.addRateLimited(key);
+    this.metrics.total.inc({ controller: name, result: 'error' });
+    const message = err instanceof Error ? err.message : String(err);
+    log.error({ err: message, retryInMs, retries: this.queue.retries(key) }, 'reconcile failed');
+  }
+}

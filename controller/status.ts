@@ -1,0 +1,59 @@
+// EdgeDevice status as the controller sees it (pure): its conditions, the phase it may set, and
+// whether anything changed, so status is written once per change (STYLE.md habit 4; Shifu wrote
+// every device every second).
+import type { Condition } from '../shared/crds/schema.ts';
+import type { EdgeDevicePhase, EdgeDeviceStatus } from '../shared/crds/edgedevice.ts';
+
+export interface ConditionInput {
+  readonly type: string;
+  readonly status: 'True' | 'False' | 'Unknown';
+  readonly reason: string;
+  readonly message: string;
+}
+
+/** Sets a condition, keeping its lastTransitionTime unless its status changed. */
+export function setCondition(conditions: readonly Condition[], input: ConditionInput, generation: number, now: string): Condition[] {
+  const old = conditions.find((c) => c.type === input.type);
+  const next: Condition = {
+    ...input,
+    observedGeneration: generation,
+    lastTransitionTime: old !== undefined && old.status === input.status ? old.lastTransitionTime : now,
+  };
+  return [...conditions.filter((c) => c.type !== input.type), next].sort((a, b) => a.type.localeCompare(b.type));
+}
+
+/** What the controller decides about a device's status. */
+export interface ControllerView {
+  readonly scheduled: ConditionInput;
+  readonly bundleReady: ConditionInput;
+  readonly nodeName?: string;
+  /** The phase the controller owns in this situation; undefined leaves it to deviceShifu. */
+  readonly phase?: EdgeDevicePhase;
+}
+
+export function nextStatus(current: EdgeDeviceStatus | undefined, view: ControllerView, generation: number, now: string): EdgeDeviceStatus {
+  let conditions = current?.conditions ?? [];
+  conditions = setCondition(conditions, view.scheduled, generation, now);
+  conditions = setCondition(conditions, view.bundleReady, generation, now);
+  const phase = view.phase ?? current?.edgedevicephase ?? 'Pending';
+  const status: EdgeDeviceStatus = { ...current, edgedevicephase: phase, observedGeneration: generation, conditions };
+  if (view.nodeName === undefined) delete status.nodeName;
+  else status.nodeName = view.nodeName;
+  return status;
+}
+
+/** JSON with keys sorted at every level, so key order never reads as a change. */
+export function stableJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => {
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
+    return Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)));
+  });
+}
+
+function comparable(status: EdgeDeviceStatus | undefined): string {
+  return stableJson({ ...status, conditions: [...(status?.conditions ?? [])].sort((a, b) => a.type.localeCompare(b.type)) });
+}
+
+export function statusChanged(current: EdgeDeviceStatus | undefined, next: EdgeDeviceStatus): boolean {
+  return comparable(current) !== comparable(next);
+}

@@ -1,0 +1,32 @@
+// What the reconcilers tell the edgeMap (seed 004: "Add the edgeDevice to edgeMap", "Delete the
+// edgeNode from edgeMap"): a narrow port, so reconcilers do not depend on the graph library.
+import type { EdgeDeviceSpec, EdgeDevicePhase } from '../shared/crds/edgedevice.ts';
+import type { EdgeNodeSpec, EdgeNodeStatus } from '../shared/crds/edgenode.ts';
+
+export interface DeviceFacts {
+  readonly spec: EdgeDeviceSpec;
+  readonly nodeName?: string;
+  readonly phase?: EdgeDevicePhase;
+  readonly url?: string;
+}
+
+export interface NodeFacts {
+  readonly spec?: EdgeNodeSpec;
+  readonly status?: EdgeNodeStatus;
+  readonly unavailable?: string;
+}
+
+export interface Topology {
+  upsertDevice(key: string, facts: DeviceFacts): void;
+  removeDevice(key: string): void;
+  upsertNode(name: string, facts: NodeFacts): void;
+  removeNode(name: string): void;
+}
+
+/** For a controller run without an edgeMap (tests of reconciliation alone). */
+export const NO_TOPOLOGY: Topology = {
+  upsertDevice: () => undefined,
+  removeDevice: () => undefined,
+  upsertNode: () => undefined,
+  removeNode: () => undefined,
+};
