@@ -1,0 +1,15 @@
+// Which link types may join which vertex kinds: a remoteCluster is reached over the federation
+// bus only, and a Federation link joins a remoteCluster to another one or to the local edgeNode
+// that peers with it, never to a device (issue 6).
+import { EdgeshifuError } from '../shared/errors.ts';
+import type { LinkType, VertexKind } from './model.ts';
+
+export function checkLinkEnds(type: LinkType, a: VertexKind, b: VertexKind, what: string): void {
+  const clusterEnd = a === 'remoteCluster' || b === 'remoteCluster';
+  if (type === 'Federation' && (!clusterEnd || a === 'edgeDevice' || b === 'edgeDevice')) {
+    throw new EdgeshifuError('invalid', `${what}: a Federation link joins a remoteCluster to a remoteCluster or an edgeNode (got ${a} and ${b}); use Ethernet, USB, Serial or Wireless`);
+  }
+  if (type !== 'Federation' && clusterEnd) {
+    throw new EdgeshifuError('invalid', `${what}: a remoteCluster is linked by Federation only, not ${type}`);
+  }
+}

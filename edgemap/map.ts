@@ -1,0 +1,222 @@
+// The edgeMap (seed 004): the topology of edgeNodes, edgeDevices and remoteClusters with typed
+// links, on a graphology undirected graph. Pure and synchronous: the controller applies informer
+// events to it and subscribers (the SSE stream) hear each change.
+//
+// Contract:
+// - upsert* replaces a vertex's attributes whole (level-based, as informers deliver objects) and
+//   emits only when something changed; a key names one vertex whatever its kind.
+// - remove* is idempotent: removing an absent vertex returns false, emits nothing, never throws.
+//   Removing a vertex removes its links (one link-removed each, then vertex-removed).
+// - link(a, b) upserts the one undirected link between two existing vertices; unlink is idempotent.
+// - Listeners run synchronously in subscription order; one that throws does not stop the others
+//   nor the mutation: its error goes to `onListenerError`.
+import { UndirectedGraph } from 'graphology';
+import { EdgeshifuError } from '../shared/errors.ts';
+import { attributeCheckers, type AttributeCheckers } from './attributes.ts';
+import { checkKey, ordered } from './keys.ts';
+import { checkLinkEnds } from './link-rules.ts';
+import { frozenCopy, samePlain } from './plain.ts';
+import type {
+  ClusterAttributes, DeviceAttributes, EdgeMapChange, EdgeMapListener, Link, LinkAttributes, LinkType,
+  NodeAttributes, Vertex, VertexKind,
+} from './model.ts';
+import { VERTEX_KINDS } from './model.ts';
+import type { EdgeMapView } from './view.ts';
+
+export interface EdgeMapOptions {
+  /** Where a throwing listener's error goes (the controller logs it). */
+  readonly onListenerError?: (err: unknown, change: EdgeMapChange) => void;
+}
+
+type ChangeBody = EdgeMapChange extends infer C ? (C extends EdgeMapChange ? Omit<C, 'seq'> : never) : never;
+
+export class EdgeMap implements EdgeMapView {
+  readonly #graph = new UndirectedGraph<Vertex, Link>({ multi: false, allowSelfLoops: false });
+  readonly #byKind = new Map<VertexKind, Set<string>>(VERTEX_KINDS.map((k) => [k, new Set<string>()]));
+  readonly #placed = new Map<string, Set<string>>();
+  readonly #listeners = new Set<EdgeMapListener>();
+  readonly #check: AttributeCheckers = attributeCheckers();
+  readonly #onListenerError: (err: unknown, change: EdgeMapChange) => void;
+  #seq = 0;
+
+  constructor(options: EdgeMapOptions = {}) {
+    this.#onListenerError = options.onListenerError ?? ((): void => undefined);
+  }
+
+  /**
+   * A map filled by `fill` before anyone can subscribe, numbered from `seq` afterwards (a restored
+   * snapshot continues its numbering, so clients holding that snapshot stay in step).
+   */
+  static assemble(seq: number, fill: (map: EdgeMap) => void, options: EdgeMapOptions = {}): EdgeMap {
+    const map = new EdgeMap(options);
+    fill(map);
+    map.#seq = seq;
+    return map;
+  }
+
+  get order(): number { return this.#graph.order; }
+  get size(): number { return this.#graph.size; }
+  get seq(): number { return this.#seq; }
+  get listenerCount(): number { return this.#listeners.size; }
+
+  upsertNode(name: string, attributes: NodeAttributes = {}): boolean {
+    return this.#upsert('edgeNode', name, attributes);
+  }
+
+  upsertDevice(key: string, attributes: DeviceAttributes = {}): boolean {
+    return this.#upsert('edgeDevice', key, attributes);
+  }
+
+  upsertCluster(name: string, attributes: ClusterAttributes = {}): boolean {
+    return this.#upsert('remoteCluster', name, attributes);
+  }
+
+  removeNode(name: string): boolean { return this.#remove('edgeNode', name); }
+  removeDevice(key: string): boolean { return this.#remove('edgeDevice', key); }
+  removeCluster(name: string): boolean { return this.#remove('remoteCluster', name); }
+
+  /** Creates or updates the link between `a` and `b`; true when something changed. */
+  link(a: string, b: string, type: LinkType, attributes: LinkAttributes = {}): boolean {
+    const what = `edgeMap link ${JSON.stringify(a)} -- ${JSON.stringify(b)}`;
+    this.#check.link(type, attributes, what);
+    if (a === b) throw new EdgeshifuError('invalid', `${what}: a vertex cannot be linked to itself`);
+    const ends = [this.#existing(a, what), this.#existing(b, what)] as const;
+    checkLinkEnds(type, ends[0].kind, ends[1].kind, what);
+    const [source, target] = ordered(a, b);
+    const link: Link = frozenCopy({ ...attributes, source, target, type });
+    const before = this.#graph.hasEdge(source, target) ? this.#graph.getEdgeAttributes(source, target) : undefined;
+    if (before !== undefined && samePlain(before, link)) return false;
+    if (before === undefined) this.#graph.addEdge(source, target, link);
+    else this.#graph.replaceEdgeAttributes(source, target, link);
+    this.#emit({ op: 'link-upserted', link });
+    return true;
+  }
+
+  /** Removes the link between `a` and `b` if there is one (idempotent). */
+  unlink(a: string, b: string): boolean {
+    if (!this.#graph.hasNode(a) || !this.#graph.hasNode(b) || !this.#graph.hasEdge(a, b)) return false;
+    const [source, target] = ordered(a, b);
+    this.#graph.dropEdge(source, target);
+    this.#emit({ op: 'link-removed', source, target });
+    return true;
+  }
+
+  /** Hears every later change; returns the unsubscribe function (calling it twice is harmless). */
+  subscribe(listener: EdgeMapListener): () => void {
+    const own = (change: EdgeMapChange): void => { listener(change); };
+    this.#listeners.add(own);
+    return () => { this.#listeners.delete(own); };
+  }
+
+  has(key: string): boolean { return this.#graph.hasNode(key); }
+
+  vertex(key: string): Vertex | undefined {
+    return this.#graph.hasNode(key) ? this.#graph.getNodeAttributes(key) : undefined;
+  }
+
+  keysOf(kind: VertexKind): ReadonlySet<string> {
+    return this.#byKind.get(kind) ?? new Set();
+  }
+
+  devicesPlacedOn(node: string): ReadonlySet<string> {
+    return this.#placed.get(node) ?? new Set();
+  }
+
+  linkBetween(a: string, b: string): Link | undefined {
+    if (!this.#graph.hasNode(a) || !this.#graph.hasNode(b) || !this.#graph.hasEdge(a, b)) return undefined;
+    return this.#graph.getEdgeAttributes(a, b);
+  }
+
+  forEachNeighbour(key: string, callback: (neighbour: string, link: Link) => void): void {
+    this.#graph.forEachEdge(key, (_edge, link, source, target) => { callback(source === key ? target : source, link); });
+  }
+
+  forEachVertex(callback: (vertex: Vertex) => void): void {
+    this.#graph.forEachNode((_key, vertex) => { callback(vertex); });
+  }
+
+  forEachLink(callback: (link: Link) => void): void {
+    this.#graph.forEachEdge((_edge, link) => { callback(link); });
+  }
+
+  #upsert(kind: VertexKind, key: string, attributes: object): boolean {
+    const what = `edgeMap ${kind} ${JSON.stringify(key)}`;
+    checkKey(kind, key, what);
+    this.#check.vertex(kind, attributes, what);
+    const before = this.vertex(key);
+    if (before !== undefined && before.kind !== kind) {
+      throw new EdgeshifuError('conflict', `${what}: the key already names an ${before.kind}; remove it first or pick another name`);
+    }
+    const vertex = frozenCopy({ key, kind, attributes }) as Vertex;
+    if (before !== undefined && samePlain(before.attributes, vertex.attributes)) return false;
+    if (before === undefined) this.#graph.addNode(key, vertex);
+    else this.#graph.replaceNodeAttributes(key, vertex);
+    this.#keys(kind).add(key);
+    this.#replacePlacement(key, before, vertex);
+    this.#emit({ op: 'vertex-upserted', vertex });
+    return true;
+  }
+
+  #remove(kind: VertexKind, key: string): boolean {
+    const vertex = this.vertex(key);
+    if (vertex === undefined) return false;
+    if (vertex.kind !== kind) {
+      throw new EdgeshifuError('invalid', `edgeMap remove ${kind} ${JSON.stringify(key)}: the key names an ${vertex.kind}; remove it as one`);
+    }
+    for (const link of this.#linksOf(key)) {
+      this.#graph.dropEdge(link.source, link.target);
+      this.#emit({ op: 'link-removed', source: link.source, target: link.target });
+    }
+    this.#graph.dropNode(key);
+    this.#keys(kind).delete(key);
+    this.#replacePlacement(key, vertex, undefined);
+    this.#emit({ op: 'vertex-removed', key, kind });
+    return true;
+  }
+
+  #linksOf(key: string): Link[] {
+    const links: Link[] = [];
+    this.#graph.forEachEdge(key, (_edge, link) => { links.push(link); });
+    return links;
+  }
+
+  #existing(key: string, what: string): Vertex {
+    const vertex = this.vertex(key);
+    if (vertex === undefined) throw new EdgeshifuError('not-found', `${what}: no vertex ${JSON.stringify(key)} in the edgeMap`);
+    return vertex;
+  }
+
+  #keys(kind: VertexKind): Set<string> {
+    let keys = this.#byKind.get(kind);
+    if (keys === undefined) this.#byKind.set(kind, keys = new Set());
+    return keys;
+  }
+
+  // Devices indexed by the node their deviceShifu is placed on (devicesServedBy, rescheduling).
+  #replacePlacement(key: string, before: Vertex | undefined, after: Vertex | undefined): void {
+    const was = before?.kind === 'edgeDevice' ? before.attributes.nodeName : undefined;
+    const now = after?.kind === 'edgeDevice' ? after.attributes.nodeName : undefined;
+    if (was === now) return;
+    if (was !== undefined) {
+      const set = this.#placed.get(was);
+      set?.delete(key);
+      if (set?.size === 0) this.#placed.delete(was);
+    }
+    if (now !== undefined) {
+      const set = this.#placed.get(now) ?? new Set<string>();
+      set.add(key);
+      this.#placed.set(now, set);
+    }
+  }
+
+  #emit(body: ChangeBody): void {
+    const change = Object.freeze({ ...body, seq: ++this.#seq }) as EdgeMapChange;
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener(change);
+      } catch (err) {
+        this.#onListenerError(err, change);
+      }
+    }
+  }
+}

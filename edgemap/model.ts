@@ -1,0 +1,82 @@
+// The edgeMap's vocabulary (seed 004, "edgeMap data structure"): an edgeVertex is an edgeNode, an
+// edgeDevice or, for federation (issue 6), a remoteCluster; an edgeLink says how two vertices are
+// connected. Written once in TypeBox so the same object types the code and validates input.
+import { Type, type Static } from '@sinclair/typebox';
+import { PHASES as DEVICE_PHASES } from '../shared/crds/edgedevice.ts';
+import { LINK_TYPES as PHYSICAL_LINK_TYPES, Location, Quantity, StringEnum } from '../shared/crds/schema.ts';
+
+export const VERTEX_KINDS = ['edgeNode', 'edgeDevice', 'remoteCluster'] as const;
+export type VertexKind = (typeof VERTEX_KINDS)[number];
+
+/** Physical links from the CRDs, plus the cluster-to-cluster link the federation bus runs on. */
+export const LINK_TYPES = [...PHYSICAL_LINK_TYPES, 'Federation'] as const;
+export type LinkType = (typeof LINK_TYPES)[number];
+
+export { DEVICE_PHASES };
+export const NODE_PHASES = ['Ready', 'NotReady', 'Unknown'] as const;
+export const CLUSTER_PHASES = ['Peered', 'Unreachable', 'Unknown'] as const;
+
+const Name = Type.String({ minLength: 1, maxLength: 253 });
+const Url = Type.String({ minLength: 1, maxLength: 2048, pattern: '^https?://' });
+
+export const Resources = Type.Object({
+  cpu: Type.Optional(Quantity()),
+  memory: Type.Optional(Quantity()),
+  disk: Type.Optional(Quantity()),
+}, { additionalProperties: false });
+
+export const NodeAttributes = Type.Object({
+  location: Type.Optional(Location),
+  phase: Type.Optional(StringEnum(NODE_PHASES)),
+  capacity: Type.Optional(Resources),
+  free: Type.Optional(Resources),
+}, { additionalProperties: false });
+
+export const DeviceAttributes = Type.Object({
+  location: Type.Optional(Location),
+  phase: Type.Optional(StringEnum(DEVICE_PHASES)),
+  /** EdgeNode the deviceShifu is placed on (EdgeDevice status.nodeName). */
+  nodeName: Type.Optional(Name),
+  /** Where applications reach the device's deviceShifu. */
+  deviceShifuUrl: Type.Optional(Url),
+  protocol: Type.Optional(Type.String({ maxLength: 64 })),
+}, { additionalProperties: false });
+
+export const ClusterAttributes = Type.Object({
+  location: Type.Optional(Location),
+  phase: Type.Optional(StringEnum(CLUSTER_PHASES)),
+  endpoint: Type.Optional(Url),
+}, { additionalProperties: false });
+
+export const LinkAttributes = Type.Object({
+  latencyMs: Type.Optional(Type.Number({ minimum: 0 })),
+  bandwidthMbps: Type.Optional(Type.Number({ minimum: 0 })),
+}, { additionalProperties: false });
+
+export type Location = Static<typeof Location>;
+export type Resources = Static<typeof Resources>;
+export type NodeAttributes = Static<typeof NodeAttributes>;
+export type DeviceAttributes = Static<typeof DeviceAttributes>;
+export type ClusterAttributes = Static<typeof ClusterAttributes>;
+export type LinkAttributes = Static<typeof LinkAttributes>;
+
+export type Vertex =
+  | { readonly key: string; readonly kind: 'edgeNode'; readonly attributes: NodeAttributes }
+  | { readonly key: string; readonly kind: 'edgeDevice'; readonly attributes: DeviceAttributes }
+  | { readonly key: string; readonly kind: 'remoteCluster'; readonly attributes: ClusterAttributes };
+
+/** An undirected link; `source` sorts before `target` so a link has one spelling. */
+export interface Link extends LinkAttributes {
+  readonly source: string;
+  readonly target: string;
+  readonly type: LinkType;
+}
+
+/** What a subscriber hears, in order, numbered by the map's sequence (the SSE event id). */
+export type EdgeMapChange =
+  | { readonly seq: number; readonly op: 'vertex-upserted'; readonly vertex: Vertex }
+  | { readonly seq: number; readonly op: 'vertex-removed'; readonly key: string; readonly kind: VertexKind }
+  | { readonly seq: number; readonly op: 'link-upserted'; readonly link: Link }
+  | { readonly seq: number; readonly op: 'link-removed'; readonly source: string; readonly target: string };
+
+export type EdgeMapListener = (change: EdgeMapChange) => void;

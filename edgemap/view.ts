@@ -1,0 +1,20 @@
+// What queries, snapshots and the HTTP shell may read of an edgeMap: no way to mutate it.
+import type { Link, Vertex, VertexKind } from './model.ts';
+
+export interface EdgeMapView {
+  /** Number of vertices. */
+  readonly order: number;
+  /** Number of links. */
+  readonly size: number;
+  /** Number of the last change emitted (0 before any). */
+  readonly seq: number;
+  has(key: string): boolean;
+  vertex(key: string): Vertex | undefined;
+  keysOf(kind: VertexKind): ReadonlySet<string>;
+  /** Devices whose deviceShifu is placed on `node` (attribute nodeName), whether or not the node exists. */
+  devicesPlacedOn(node: string): ReadonlySet<string>;
+  linkBetween(a: string, b: string): Link | undefined;
+  forEachNeighbour(key: string, callback: (neighbour: string, link: Link) => void): void;
+  forEachVertex(callback: (vertex: Vertex) => void): void;
+  forEachLink(callback: (link: Link) => void): void;
+}
