@@ -27,6 +27,7 @@ export default tseslint.config(
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: {
       'max-lines-per-function': 'off',
+      complexity: 'off',
       '@typescript-eslint/no-non-null-assertion': 'off',
     },
   },

@@ -10,7 +10,9 @@ import { ControllerConfig } from './config.ts';
 import { LeaderElector } from './leader.ts';
 import { Controller } from './manager.ts';
 import { controllerApp, listen } from './server.ts';
-import { NO_TOPOLOGY } from './topology.ts';
+import { EdgeMap } from '../edgemap/index.ts';
+import { edgeMapRouter } from '../edgemap/http/router.ts';
+import { EdgeMapTopology } from './edgemap-topology.ts';
 
 function kubeConfig(path: string | undefined): KubeConfig {
   const kc = new KubeConfig();
@@ -25,17 +27,20 @@ export async function runController(argv: readonly string[], env: NodeJS.Process
   logger.info({ config: printableConfig(ControllerConfig, config) }, 'effective configuration');
   const kc = kubeConfig(config.kubeconfig);
   const registry = createRegistry('controller');
-  const controller = new Controller({ kc, config, logger, registry, topology: NO_TOPOLOGY });
+  const map = new EdgeMap({ onListenerError: (err) => { logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'edgeMap listener failed'); } });
+  const shutdown = new AbortController();
+  const controller = new Controller({ kc, config, logger, registry, topology: new EdgeMapTopology(map, logger.child({ part: 'edgemap' })) });
   const identity = config.identity ?? env.HOSTNAME ?? hostname();
   const elector = new LeaderElector({ kc, namespace: config.leaseNamespace, name: config.leaseName, identity, logger });
   const leaderGauge = new Gauge({ name: 'edgeshifu_leader', help: '1 while this replica leads', registers: [registry] });
   const app = controllerApp({
     registry,
+    routers: [edgeMapRouter(map, { signal: shutdown.signal, logger, registry })],
     ready: () => controller.synced ? { ok: true, detail: 'leading; caches synced' }
       : { ok: true, detail: config.leaderElection ? 'standing by for the lease' : 'starting' },
   });
   const { server, port } = await listen(app, config.listenAddress, config.port);
-  logger.info({ address: config.listenAddress, port }, 'serving /healthz, /readyz, /metrics');
+  logger.info({ address: config.listenAddress, port }, 'serving /healthz, /readyz, /metrics, /edgemap');
 
   const stop = (): void => { elector.stop(); };
   process.once('SIGTERM', stop);
@@ -50,6 +55,7 @@ export async function runController(argv: readonly string[], env: NodeJS.Process
   }
   leaderGauge.set(0);
   await controller.stop();
+  shutdown.abort();
   server.close();
   logger.info({ outcome }, 'controller stopped');
   return outcome === 'lost' ? 1 : 0;

@@ -107,9 +107,7 @@ export class Controller {
   }
 
   private edgeNodeChanged(edgeNode: EdgeNode, deleted: boolean): void {
-    const name = edgeNode.metadata.name ?? '';
-    if (deleted) this.deps.topology.removeNode(name);
-    this.nodeChanged(name, false);
+    this.nodeChanged(edgeNode.metadata.name ?? '', deleted && this.world.nodes.get(edgeNode.metadata.name ?? '') === undefined);
   }
 
   /** Devices on a node whose availability changed, and devices waiting for a node, are looked at again. */
@@ -118,8 +116,9 @@ export class Controller {
     const edgeNode = this.world.edgeNodes.get(name);
     const clock = { now: Date.now(), staleMs: this.deps.config.heartbeatStaleSeconds * 1000, requireEdgeNode: this.world.edgeNodes.list().length > 0 };
     const unavailable = deleted || node === undefined ? 'gone' : candidateNode(node, edgeNode, undefined, clock).unavailable;
-    if (edgeNode !== undefined) this.deps.topology.upsertNode(name, { spec: edgeNode.spec, status: edgeNode.status, unavailable });
-    else if (deleted) this.deps.topology.removeNode(name);
+    // every Node can host deviceShifu, so every Node is on the map; shifud's EdgeNode adds detail
+    if (node !== undefined && !deleted) this.deps.topology.upsertNode(name, { spec: edgeNode?.spec, status: edgeNode?.status, unavailable });
+    else this.deps.topology.removeNode(name);
     const known = this.availability.has(name);
     if (known && this.availability.get(name) === unavailable) return;
     this.availability.set(name, unavailable);

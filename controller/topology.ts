@@ -2,12 +2,15 @@
 // edgeNode from edgeMap"): a narrow port, so reconcilers do not depend on the graph library.
 import type { EdgeDeviceSpec, EdgeDevicePhase } from '../shared/crds/edgedevice.ts';
 import type { EdgeNodeSpec, EdgeNodeStatus } from '../shared/crds/edgenode.ts';
+import type { LINK_TYPES } from '../shared/crds/schema.ts';
 
 export interface DeviceFacts {
   readonly spec: EdgeDeviceSpec;
   readonly nodeName?: string;
   readonly phase?: EdgeDevicePhase;
   readonly url?: string;
+  /** Nodes that see the device, as shifud reports them. */
+  readonly links?: ReadonlyArray<{ readonly node: string; readonly type: (typeof LINK_TYPES)[number] }>;
 }
 
 export interface NodeFacts {

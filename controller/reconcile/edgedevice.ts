@@ -63,7 +63,9 @@ export class EdgeDeviceReconciler {
     const plan = planDevice(this.observe(live));
     await this.applyBundle(plan.bundle, log);
     await this.writeStatus(live, plan, log);
-    this.options.topology.upsertDevice(key, { spec: live.spec, nodeName: plan.view.nodeName, phase: plan.view.phase ?? live.status?.edgedevicephase, url: plan.url });
+    this.options.topology.upsertDevice(key, {
+      spec: live.spec, nodeName: plan.view.nodeName, phase: plan.view.phase ?? live.status?.edgedevicephase, url: plan.url, links: live.status?.links,
+    });
     return { requeueAfterMs: this.options.resyncMs };
   };
 

@@ -98,12 +98,12 @@ test('a candidate node is allocatable minus requests, lowered to what shifud mea
     { spec: { nodeName: 'n', containers: [{ name: 'b', resources: { requests: { cpu: '250m', memory: '512Mi' } } }] }, status: { phase: 'Succeeded' } },
     { spec: { nodeName: 'other', containers: [{ name: 'c', resources: { requests: { cpu: '1', memory: '1Gi' } } }] } },
   ];
-  const used = requestsByNode(pods as never);
+  const used = requestsByNode(pods);
   const clock = { now: Date.parse('2026-11-22T10:01:00Z'), staleMs: 120_000, requireEdgeNode: false };
   t.like(candidateNode(k8sNode as never, undefined, used.get('n'), clock), { name: 'n', freeMemory: 3 * Gi, freeCpuMillis: 1500, unavailable: undefined });
   const edge = { spec: { location: { zone: 'z' } }, status: { free: { memory: '2Gi', cpu: '3' }, lastHeartbeatTime: '2026-11-22T10:00:00Z' } };
   t.like(candidateNode(k8sNode as never, edge, used.get('n'), clock), { freeMemory: 2 * Gi, freeCpuMillis: 1500, location: { zone: 'z' } });
   t.like(candidateNode(k8sNode as never, edge, used.get('n'), { ...clock, now: clock.now + 600_000 }), { unavailable: 'shifud heartbeat stale since 2026-11-22T10:00:00Z' });
   t.like(candidateNode(k8sNode as never, undefined, undefined, { ...clock, requireEdgeNode: true }), { unavailable: 'no EdgeNode (is shifud running there?)' });
-  t.like(candidateNode({ ...k8sNode, spec: { unschedulable: true } } as never, undefined, undefined, clock), { unavailable: 'cordoned' });
+  t.like(candidateNode({ ...k8sNode, spec: { unschedulable: true } }, undefined, undefined, clock), { unavailable: 'cordoned' });
 });

@@ -1,0 +1,97 @@
+// Feeds the edgeMap from what the reconcilers see (seed 004: add/remove devices and nodes). The
+// map refuses links to vertices it does not hold yet, so links wait here until both ends exist.
+import type { EdgeMap, LinkType, NodeAttributes } from '../edgemap/index.ts';
+import type { Logger } from '../shared/log.ts';
+import type { DeviceFacts, NodeFacts, Topology } from './topology.ts';
+
+interface WantedLink {
+  readonly a: string;
+  readonly b: string;
+  readonly type: LinkType;
+  readonly attributes: { latencyMs?: number; bandwidthMbps?: number };
+}
+
+export class EdgeMapTopology implements Topology {
+  private readonly map: EdgeMap;
+  private readonly logger: Logger;
+  /** Links each vertex asked for, re-tried when the other end appears. */
+  private readonly wanted = new Map<string, WantedLink[]>();
+
+  constructor(map: EdgeMap, logger: Logger) {
+    this.map = map;
+    this.logger = logger;
+  }
+
+  upsertDevice(key: string, facts: DeviceFacts): void {
+    this.guard(key, () => {
+      this.map.upsertDevice(key, {
+        location: facts.spec.location,
+        phase: facts.phase,
+        nodeName: facts.nodeName,
+        deviceShifuUrl: facts.url,
+        protocol: facts.spec.protocol,
+      });
+      const links: WantedLink[] = (facts.links ?? []).map((l) => ({ a: l.node, b: key, type: l.type, attributes: {} }));
+      // the node serving the device is linked to it even before shifud reports how it sees it
+      if (facts.nodeName !== undefined && !links.some((l) => l.a === facts.nodeName)) {
+        links.push({ a: facts.nodeName, b: key, type: (facts.spec.connection ?? 'Ethernet'), attributes: {} });
+      }
+      this.relink(key, links);
+    });
+  }
+
+  removeDevice(key: string): void {
+    this.wanted.delete(key);
+    this.guard(key, () => { this.map.removeDevice(key); });
+  }
+
+  upsertNode(name: string, facts: NodeFacts): void {
+    this.guard(name, () => {
+      const attributes: NodeAttributes = {
+        location: facts.spec?.location,
+        phase: facts.unavailable === undefined ? 'Ready' : 'NotReady',
+        capacity: facts.status?.capacity,
+        free: facts.status?.free,
+      };
+      this.map.upsertNode(name, attributes);
+      this.relink(name, (facts.spec?.neighbours ?? []).map((n) => ({
+        a: name, b: n.node, type: n.linkType, attributes: { latencyMs: n.latencyMs, bandwidthMbps: n.bandwidthMbps },
+      })));
+      // links others asked for that waited on this node
+      for (const [owner, links] of this.wanted) if (owner !== name) this.tryLinks(links.filter((l) => l.a === name || l.b === name));
+    });
+  }
+
+  removeNode(name: string): void {
+    this.wanted.delete(name);
+    this.guard(name, () => { this.map.removeNode(name); });
+  }
+
+  private relink(owner: string, links: WantedLink[]): void {
+    const before = this.wanted.get(owner) ?? [];
+    for (const old of before) {
+      if (!links.some((l) => l.a === old.a && l.b === old.b)) this.map.unlink(old.a, old.b);
+    }
+    this.wanted.set(owner, links);
+    this.tryLinks(links);
+  }
+
+  private tryLinks(links: readonly WantedLink[]): void {
+    for (const l of links) {
+      if (this.map.has(l.a) && this.map.has(l.b)) this.map.link(l.a, l.b, l.type, dropUndefined(l.attributes));
+    }
+  }
+
+  /** A value the map refuses is logged; it never stops reconciliation. */
+  private guard(key: string, update: () => void): void {
+    try {
+      update();
+    } catch (err) {
+      this.logger.warn({ key, err: err instanceof Error ? err.message : String(err) }, 'edgeMap refused an update');
+    }
+  }
+}
+
+function dropUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}

@@ -1,0 +1,53 @@
+import test from 'ava';
+import { WorkQueue } from '../../controller/queue.ts';
+import { waitFor } from '../support/wait.ts';
+
+test('a key added many times waits once', async (t) => {
+  const queue = new WorkQueue();
+  for (const key of ['a', 'b', 'a', 'a', 'b']) queue.add(key);
+  t.is(queue.depth, 2);
+  t.is(await queue.get(), 'a');
+  t.is(await queue.get(), 'b');
+  t.is(queue.depth, 0);
+});
+
+test('a key being processed is not handed out again, but comes back once when it changed meanwhile', async (t) => {
+  const queue = new WorkQueue();
+  queue.add('a');
+  const key = await queue.get();
+  queue.add('a');
+  queue.add('a');
+  t.is(queue.depth, 0, 'not handed to a second worker while the first holds it');
+  queue.done(key!);
+  t.is(queue.depth, 1);
+  t.is(await queue.get(), 'a');
+  queue.done('a');
+  t.is(queue.depth, 0);
+});
+
+test('a waiting worker gets the next key added', async (t) => {
+  const queue = new WorkQueue();
+  const next = queue.get();
+  queue.add('x');
+  t.is(await next, 'x');
+});
+
+test('failures back off exponentially per key and forget resets them', (t) => {
+  const queue = new WorkQueue({ baseDelayMs: 100, maxDelayMs: 1000 });
+  t.deepEqual([1, 2, 3, 4, 5].map(() => queue.addRateLimited('k')), [100, 200, 400, 800, 1000]);
+  t.is(queue.retries('k'), 5);
+  queue.forget('k');
+  t.is(queue.retries('k'), 0);
+  queue.shutdown();
+});
+
+test('a delayed key arrives after its delay, and shutdown releases waiting workers', async (t) => {
+  const queue = new WorkQueue();
+  queue.addAfter('later', 20);
+  t.is(queue.depth, 0);
+  await waitFor('the delayed key', () => queue.depth === 1 ? true : undefined, { timeoutMs: 5000, intervalMs: 5 });
+  t.is(await queue.get(), 'later');
+  const waiting = queue.get();
+  queue.shutdown();
+  t.is(await waiting, undefined);
+});

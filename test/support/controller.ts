@@ -1,0 +1,48 @@
+// Runs the real controller against a test cluster: in-process (to look inside), or as its own
+// process (to kill it, or to run two for leader election).
+import { Writable } from 'node:stream';
+import { join } from 'node:path';
+import type { ExecutionContext } from 'ava';
+import { loadConfig } from '../../shared/config.ts';
+import { createLogger } from '../../shared/log.ts';
+import { createRegistry } from '../../shared/metrics.ts';
+import { ControllerConfig } from '../../controller/config.ts';
+import { Controller } from '../../controller/manager.ts';
+import { EdgeMap } from '../../edgemap/index.ts';
+import { EdgeMapTopology } from '../../controller/edgemap-topology.ts';
+import { ManagedProcess } from './controlplane/process.ts';
+import type { Kube } from './cluster.ts';
+
+export interface RunningController {
+  readonly controller: Controller;
+  readonly map: EdgeMap;
+  readonly logs: string[];
+}
+
+/** Settings that make a test converge quickly. */
+export const FAST = ['--resync-seconds', '2', '--reschedule-cooldown-seconds', '0', '--workers', '4'];
+
+export async function startController(t: ExecutionContext, kube: Kube, argv: readonly string[] = []): Promise<RunningController> {
+  const logs: string[] = [];
+  const sink = new Writable({ write(chunk: Buffer, _e, done) { logs.push(chunk.toString()); done(); } });
+  const logger = createLogger('controller', { destination: sink, level: 'debug' });
+  const config = loadConfig(ControllerConfig, { argv: [...FAST, '--no-leader-election', ...argv], env: {} });
+  const map = new EdgeMap();
+  const controller = new Controller({ kc: kube.kc, config, logger, registry: createRegistry('controller'), topology: new EdgeMapTopology(map, logger) });
+  t.teardown(() => controller.stop());
+  await controller.start();
+  return { controller, map, logs };
+}
+
+const TSX = join(process.cwd(), 'node_modules', '.bin', 'tsx');
+
+/** The controller as its own process (`tsx controller/main.ts`), logging to a file. */
+export function controllerProcess(kube: Kube, logFile: string, argv: readonly string[]): ManagedProcess {
+  return new ManagedProcess({
+    name: 'controller',
+    command: TSX,
+    args: ['controller/main.ts', '--kubeconfig', kube.kubeconfigPath, '--port', '0', ...FAST, ...argv],
+    logFile,
+  });
+}
+
