@@ -36,8 +36,8 @@ export async function runController(argv: readonly string[], env: NodeJS.Process
   const app = controllerApp({
     registry,
     routers: [edgeMapRouter(map, { signal: shutdown.signal, logger, registry })],
-    ready: () => controller.synced ? { ok: true, detail: 'leading; caches synced' }
-      : { ok: true, detail: config.leaderElection ? 'standing by for the lease' : 'starting' },
+    ready: () => !controller.synced ? { ok: false, detail: 'filling caches' }
+      : { ok: true, detail: controller.leading ? 'leading' : 'caches synced; standing by for the lease' },
   });
   const { server, port } = await listen(app, config.listenAddress, config.port);
   logger.info({ address: config.listenAddress, port }, 'serving /healthz, /readyz, /metrics, /edgemap');
@@ -46,10 +46,11 @@ export async function runController(argv: readonly string[], env: NodeJS.Process
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
   let outcome: 'lost' | 'stopped';
+  await controller.start();
   if (config.leaderElection) {
-    outcome = await elector.run(async () => { leaderGauge.set(1); await controller.start(); });
+    outcome = await elector.run(() => { leaderGauge.set(1); controller.lead(); return Promise.resolve(); });
   } else {
-    await controller.start();
+    controller.lead();
     await new Promise<void>((resolve) => { process.once('SIGTERM', resolve); process.once('SIGINT', resolve); });
     outcome = 'stopped';
   }

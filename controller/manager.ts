@@ -5,7 +5,8 @@ import type { KubeConfig, KubernetesObject, V1Node } from '@kubernetes/client-no
 import type { Registry } from 'prom-client';
 import { Gauge } from 'prom-client';
 import type { Logger } from '../shared/log.ts';
-import { deviceOf } from './bundle/names.ts';
+import { bundleNames, deviceOf } from './bundle/names.ts';
+import { deviceShifuUrl } from './bundle/service.ts';
 import type { ControllerConfig } from './config.ts';
 import { imageFor } from './config.ts';
 import { ApiWriter, type KubeWriter } from './kube-writer.ts';
@@ -32,6 +33,7 @@ export class Controller {
   private readonly runner: Runner;
   private readonly availability = new Map<string, string | undefined>();
   private started = false;
+  private reconciling = false;
 
   constructor(deps: ControllerDeps) {
     const { config, kc, logger } = deps;
@@ -40,7 +42,6 @@ export class Controller {
     this.reconciler = new EdgeDeviceReconciler({
       world: this.world,
       writer: deps.writer ?? new ApiWriter(kc),
-      topology: deps.topology,
       resyncMs: config.resyncSeconds * 1000,
       heartbeatStaleMs: config.heartbeatStaleSeconds * 1000,
       nodeSelector: config.nodeSelector === '' ? undefined : labelSelectorMatcher(config.nodeSelector),
@@ -58,19 +59,33 @@ export class Controller {
     new Gauge({ name: 'edgeshifu_edgedevices', help: 'EdgeDevices in the cache', registers: [deps.registry], collect() { this.set(devices.list().length); } });
   }
 
+  /** Caches hold their first list (every replica keeps them, so a follower serves the edgeMap too). */
   get synced(): boolean {
     return this.started;
+  }
+
+  get leading(): boolean {
+    return this.reconciling;
   }
 
   get queue(): Runner['queue'] {
     return this.runner.queue;
   }
 
+  /** Fills the caches and the edgeMap; reconciling waits for lead(). */
   async start(): Promise<void> {
     await this.world.start();
-    this.runner.start();
     this.started = true;
-    this.deps.logger.info({ devices: this.world.devices.list().length, nodes: this.world.nodes.list().length }, 'caches synced; reconciling');
+    this.deps.logger.info({ devices: this.world.devices.list().length, nodes: this.world.nodes.list().length }, 'caches synced');
+  }
+
+  /** Starts reconciling every device (the leader only). */
+  lead(): void {
+    if (this.reconciling) return;
+    this.reconciling = true;
+    this.runner.start();
+    this.devicesWhere(() => true);
+    this.deps.logger.info('reconciling');
   }
 
   async stop(): Promise<void> {
@@ -79,7 +94,7 @@ export class Controller {
   }
 
   private enqueue(key: string): void {
-    this.runner.queue.add(key);
+    if (this.reconciling) this.runner.queue.add(key);
   }
 
   private enqueueOwner(object: KubernetesObject): void {
@@ -90,7 +105,11 @@ export class Controller {
   private wire(): void {
     const { world } = this;
     for (const event of ['add', 'update', 'delete'] as const) {
-      world.devices.on(event, (d) => { this.enqueue(deviceKey({ name: d.metadata.name ?? '', namespace: d.metadata.namespace ?? '' })); });
+      world.devices.on(event, (d) => {
+        const key = deviceKey({ name: d.metadata.name ?? '', namespace: d.metadata.namespace ?? '' });
+        this.showDevice(key, event === 'delete' ? undefined : d);
+        this.enqueue(key);
+      });
       world.deployments.on(event, (o) => { this.enqueueOwner(o); });
       world.services.on(event, (o) => { this.enqueueOwner(o); });
       world.pods.on(event, (p) => { if (p.metadata?.namespace === this.deps.config.deviceShifuNamespace) this.enqueueOwner(p); });
@@ -98,6 +117,18 @@ export class Controller {
       world.nodes.on(event, (n) => { this.nodeChanged(n.metadata?.name ?? '', event === 'delete'); });
       world.edgeNodes.on(event, (n) => { this.edgeNodeChanged(n, event === 'delete'); });
     }
+  }
+
+  /** The edgeMap follows the cache: what the devices' status says is what the map shows. */
+  private showDevice(key: string, device: EdgeDevice | undefined): void {
+    if (device === undefined) {
+      this.deps.topology.removeDevice(key);
+      return;
+    }
+    const nodeName = device.status?.nodeName;
+    const ref = { name: device.metadata.name ?? '', namespace: device.metadata.namespace ?? '', spec: device.spec };
+    const url = nodeName === undefined || !validName(ref.name) ? undefined : deviceShifuUrl(ref, this.deps.config.deviceShifuNamespace);
+    this.deps.topology.upsertDevice(key, { spec: device.spec, nodeName, phase: device.status?.edgedevicephase, url, links: device.status?.links });
   }
 
   private devicesWhere(predicate: (device: EdgeDevice) => boolean): void {
@@ -124,5 +155,14 @@ export class Controller {
     this.availability.set(name, unavailable);
     this.devicesWhere((d) => d.status?.nodeName === name || d.spec.attachedNode === name
       || d.status?.conditions?.some((c) => c.type === 'Scheduled' && c.status !== 'True') === true);
+  }
+}
+
+function validName(name: string): boolean {
+  try {
+    bundleNames({ name, namespace: '' });
+    return true;
+  } catch {
+    return false;
   }
 }

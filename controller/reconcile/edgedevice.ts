@@ -9,7 +9,6 @@ import type { BundleKind, KubeWriter } from '../kube-writer.ts';
 import type { ReconcileResult } from '../runner.ts';
 import { candidateNode, requestsByNode, type CandidateNode } from '../scheduling/candidates.ts';
 import { nextStatus, stableJson, statusChanged } from '../status.ts';
-import type { Topology } from '../topology.ts';
 import type { EdgeDevice, World } from '../world.ts';
 import { planDevice, type DevicePlan, type PlanSettings } from './plan.ts';
 
@@ -17,7 +16,6 @@ export interface EdgeDeviceReconcilerOptions {
   readonly world: World;
   readonly writer: KubeWriter;
   readonly settings: PlanSettings;
-  readonly topology: Topology;
   readonly resyncMs: number;
   readonly heartbeatStaleMs: number;
   readonly nodeSelector?: (labels: Readonly<Record<string, string>>) => boolean;
@@ -55,7 +53,6 @@ export class EdgeDeviceReconciler {
     const device = this.options.world.devices.get(ref.name, ref.namespace);
     if (device === undefined) {
       await this.removeBundle(ref);
-      this.options.topology.removeDevice(key);
       return {};
     }
     if (device.metadata.deletionTimestamp !== undefined) return this.finalize(device, log);
@@ -63,9 +60,6 @@ export class EdgeDeviceReconciler {
     const plan = planDevice(this.observe(live));
     await this.applyBundle(plan.bundle, log);
     await this.writeStatus(live, plan, log);
-    this.options.topology.upsertDevice(key, {
-      spec: live.spec, nodeName: plan.view.nodeName, phase: plan.view.phase ?? live.status?.edgedevicephase, url: plan.url, links: live.status?.links,
-    });
     return { requeueAfterMs: this.options.resyncMs };
   };
 
@@ -107,7 +101,6 @@ export class EdgeDeviceReconciler {
   private async finalize(device: EdgeDevice, log: Logger): Promise<ReconcileResult> {
     const ref = { name: device.metadata.name ?? '', namespace: device.metadata.namespace ?? '' };
     await this.removeBundle(ref);
-    this.options.topology.removeDevice(deviceKey(ref));
     const finalizers = device.metadata.finalizers ?? [];
     if (finalizers.includes(FINALIZER)) {
       await this.options.writer.setFinalizers(device, finalizers.filter((f) => f !== FINALIZER));

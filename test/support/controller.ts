@@ -3,6 +3,7 @@
 import { Writable } from 'node:stream';
 import { join } from 'node:path';
 import type { ExecutionContext } from 'ava';
+import type { Registry } from 'prom-client';
 import { loadConfig } from '../../shared/config.ts';
 import { createLogger } from '../../shared/log.ts';
 import { createRegistry } from '../../shared/metrics.ts';
@@ -15,6 +16,7 @@ import type { Kube } from './cluster.ts';
 
 export interface RunningController {
   readonly controller: Controller;
+  readonly registry: Registry;
   readonly map: EdgeMap;
   readonly logs: string[];
 }
@@ -28,10 +30,12 @@ export async function startController(t: ExecutionContext, kube: Kube, argv: rea
   const logger = createLogger('controller', { destination: sink, level: 'debug' });
   const config = loadConfig(ControllerConfig, { argv: [...FAST, '--no-leader-election', ...argv], env: {} });
   const map = new EdgeMap();
-  const controller = new Controller({ kc: kube.kc, config, logger, registry: createRegistry('controller'), topology: new EdgeMapTopology(map, logger) });
+  const registry = createRegistry('controller');
+  const controller = new Controller({ kc: kube.kc, config, logger, registry, topology: new EdgeMapTopology(map, logger) });
   t.teardown(() => controller.stop());
   await controller.start();
-  return { controller, map, logs };
+  controller.lead();
+  return { controller, registry, map, logs };
 }
 
 const TSX = join(process.cwd(), 'node_modules', '.bin', 'tsx');
@@ -46,3 +50,9 @@ export function controllerProcess(kube: Kube, logFile: string, argv: readonly st
   });
 }
 
+
+/** Reconciles done so far, all results together. */
+export async function reconcileCount(registry: Registry): Promise<number> {
+  const metric = await registry.getSingleMetric('edgeshifu_reconcile_total')?.get();
+  return (metric?.values ?? []).reduce((sum, v) => sum + v.value, 0);
+}
