@@ -24,14 +24,15 @@ export interface RunningController {
 /** Settings that make a test converge quickly. */
 export const FAST = ['--resync-seconds', '2', '--reschedule-cooldown-seconds', '0', '--workers', '4'];
 
-export async function startController(t: ExecutionContext, kube: Kube, argv: readonly string[] = []): Promise<RunningController> {
+/** The controller in this process, as the admin or with `kc` (e.g. its ServiceAccount's token). */
+export async function startController(t: ExecutionContext, kube: Kube, argv: readonly string[] = [], kc = kube.kc): Promise<RunningController> {
   const logs: string[] = [];
   const sink = new Writable({ write(chunk: Buffer, _e, done) { logs.push(chunk.toString()); done(); } });
   const logger = createLogger('controller', { destination: sink, level: 'debug' });
   const config = loadConfig(ControllerConfig, { argv: [...FAST, '--no-leader-election', ...argv], env: {} });
   const map = new EdgeMap();
   const registry = createRegistry('controller');
-  const controller = new Controller({ kc: kube.kc, config, logger, registry, topology: new EdgeMapTopology(map, logger) });
+  const controller = new Controller({ kc, config, logger, registry, topology: new EdgeMapTopology(map, logger) });
   t.teardown(() => controller.stop());
   await controller.start();
   controller.lead();

@@ -1,0 +1,89 @@
+// The controller's RBAC is exactly what it uses (seed 004 "minimum privileges"): the grants are
+// listed as its ServiceAccount sees them and compared with the expected table, and the controller
+// is run with that ServiceAccount's own token.
+import test from 'ava';
+import { KubeConfig } from '@kubernetes/client-node';
+import { fileURLToPath } from 'node:url';
+import { kubectl } from '../support/kubectl.ts';
+import { startController } from '../support/controller.ts';
+import { createLogger } from '../../shared/log.ts';
+import { LeaderElector } from '../../controller/leader.ts';
+import type { Kube } from '../support/cluster.ts';
+import { createDevice, edgeCluster, thermometer, waitForCondition } from './fixtures.ts';
+
+const MANIFESTS = fileURLToPath(new URL('../../manifests/controller/', import.meta.url));
+const SA = 'system:serviceaccount:edgeshifu-system:edgeshifu-controller';
+
+/** "resource [names] [verbs]" rows of `kubectl auth can-i --list`. */
+async function grants(kube: Kube, user: string, namespace: string): Promise<Set<string>> {
+  const result = await kubectl(kube.kubeconfigPath, ['auth', 'can-i', '--list', `--as=${user}`, '-n', namespace]);
+  if (result.code !== 0) throw new Error(result.stderr);
+  const rows = result.stdout.trim().split('\n').slice(1).map((line) => line.trim().split(/\s{2,}|\s+(?=\[)/).join(' '));
+  return new Set(rows);
+}
+
+async function extraGrants(kube: Kube, namespace: string): Promise<string[]> {
+  // what every authenticated identity may do (discovery, self reviews) is not the controller's
+  const baseline = await grants(kube, 'system:serviceaccount:edgeshifu-system:nobody', namespace);
+  return [...await grants(kube, SA, namespace)].filter((g) => !baseline.has(g)).sort();
+}
+
+async function applyManifests(kube: Kube): Promise<void> {
+  for (const file of ['namespaces.yaml', 'rbac.yaml']) {
+    const result = await kubectl(kube.kubeconfigPath, ['apply', '-f', `${MANIFESTS}${file}`]);
+    if (result.code !== 0) throw new Error(result.stderr);
+  }
+}
+
+const CLUSTER_WIDE = [
+  'edgedevices.shifu.edgenesis.io [] [] [get list watch patch]',
+  'edgedevices.shifu.edgenesis.io/status [] [] [get patch]',
+  'edgenodes.shifu.edgenesis.io [] [] [get list watch]',
+  'events [] [] [create]',
+  'nodes [] [] [get list watch]',
+  'pods [] [] [get list watch]',
+  'rolebindings.rbac.authorization.k8s.io [] [] [get create patch delete]',
+  'roles.rbac.authorization.k8s.io [] [] [get create patch delete]',
+];
+
+test('the controller ServiceAccount holds exactly the grants it uses, namespace by namespace', async (t) => {
+  const { kube } = await edgeCluster(t);
+  await applyManifests(kube);
+  t.deepEqual(await extraGrants(kube, 'devices'), CLUSTER_WIDE);
+  t.deepEqual(await extraGrants(kube, 'deviceshifu'), [...CLUSTER_WIDE,
+    'configmaps [] [] [list watch]',
+    'deployments.apps [] [] [get list watch create patch delete]',
+    'serviceaccounts [] [] [get list watch create patch delete]',
+    'services [] [] [get list watch create patch delete]',
+  ].sort());
+  t.deepEqual(await extraGrants(kube, 'edgeshifu-system'), [...CLUSTER_WIDE, 'leases.coordination.k8s.io [] [] [get create update]'].sort());
+  const secrets = await kubectl(kube.kubeconfigPath, ['auth', 'can-i', 'get', 'secrets', `--as=${SA}`, '-A']);
+  t.is(secrets.stdout.trim(), 'no', 'never secrets');
+});
+
+test('the controller does its whole job with only its ServiceAccount token', async (t) => {
+  const { kube } = await edgeCluster(t);
+  await applyManifests(kube);
+  await kube.addNode('edge-1');
+  const token = await kube.core.createNamespacedServiceAccountToken({ namespace: 'edgeshifu-system', name: 'edgeshifu-controller', body: { spec: { audiences: [], expirationSeconds: 3600 } } });
+  const cluster = kube.kc.getCurrentCluster();
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: 'test', server: cluster?.server ?? '', caFile: cluster?.caFile, skipTLSVerify: false }],
+    users: [{ name: 'controller', token: token.status?.token }],
+    contexts: [{ name: 'controller', cluster: 'test', user: 'controller' }],
+    currentContext: 'controller',
+  });
+
+  const elector = new LeaderElector({ kc, namespace: 'edgeshifu-system', name: 'edgeshifu-controller', identity: 'test-replica', logger: createLogger('test', { level: 'silent' }), retryPeriodMs: 100 });
+  const outcome = elector.run(() => { elector.stop(); return Promise.resolve(); });
+  t.is(await outcome, 'stopped');
+  const lease = await kubectl(kube.kubeconfigPath, ['get', 'lease', '-n', 'edgeshifu-system', 'edgeshifu-controller', '-o', 'jsonpath={.spec.holderIdentity}']);
+  t.is(lease.code, 0, 'the lease exists: it was taken');
+  t.is(lease.stdout, '', 'and handed back on stop');
+
+  await startController(t, kube, [], kc);
+  await createDevice(kube, thermometer());
+  await waitForCondition(kube, 'edgedevice-thermometer', 'BundleReady', { status: 'True' });
+  t.pass();
+});
