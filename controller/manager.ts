@@ -85,6 +85,8 @@ export class Controller {
     this.reconciling = true;
     this.runner.start();
     this.devicesWhere(() => true);
+    // bundles whose device is gone (deleted while no controller ran) are orphans to remove
+    for (const object of [...this.world.deployments.list(), ...this.world.services.list()]) this.enqueueOwner(object);
     this.deps.logger.info('reconciling');
   }
 

@@ -7,7 +7,7 @@ export type { Logger } from 'pino';
 /** Field names that hold credentials anywhere in edgeshifu's objects (EdgeDevice, Secrets, bus config, HTTP). */
 export const CREDENTIAL_FIELDS = [
   'password', 'Password', 'MQTTServerPassword', 'pskKey', 'IssuedToken', 'token', 'bearerToken',
-  'authorization', 'Authorization', 'cookie', 'secret', 'privateKey', 'key', 'cert',
+  'authorization', 'Authorization', 'cookie', 'secret', 'privateKey', 'clientKey', 'keyData', 'tlsKey',
 ];
 
 const REDACT_PATHS = CREDENTIAL_FIELDS.flatMap((f) => [f, `*.${f}`, `*.*.${f}`, `*.*.*.${f}`, `*.*.*.*.${f}`]);

@@ -184,5 +184,5 @@ function markerOf(kind: string | undefined, object: KubernetesObject | undefined
   if (object === undefined) return 'missing';
   if (kind === 'Deployment') return String(object.metadata?.generation ?? '');
   const spec = (object as { spec?: { ports?: unknown; selector?: unknown; type?: unknown } }).spec;
-  return JSON.stringify([spec?.ports, spec?.selector, spec?.type]);
+  return stableJson([spec?.ports, spec?.selector, spec?.type]);
 }

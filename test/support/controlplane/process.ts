@@ -81,6 +81,7 @@ export class ManagedProcess {
     if (child === undefined || !this.running) return;
     killGroup(child.pid, 'SIGTERM');
     const timer = setTimeout(() => { killGroup(child.pid, 'SIGKILL'); }, graceMs);
+    child.ref(); // keep this process alive until the exit is seen
     await this.exited;
     clearTimeout(timer);
     // children of the process (if any) must not outlive it
@@ -90,6 +91,7 @@ export class ManagedProcess {
   /** Dies abruptly, as a crash would. */
   async kill(): Promise<void> {
     if (!this.running) return;
+    this.child?.ref();
     killGroup(this.child?.pid, 'SIGKILL');
     await this.exited;
   }
