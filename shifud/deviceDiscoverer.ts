@@ -1,0 +1,142 @@
+// deviceDiscoverer (shifud design): probes every EdgeDevice this node can see, on a jittered
+// schedule, with probes bounded in count (concurrency), rate (token bucket) and time (per-probe
+// deadline). Level-based: each tick compares the informer's cache with what is scheduled.
+import { sleep } from '../shared/backoff.ts';
+import type { Logger } from '../shared/log.ts';
+import type { LinkType } from './deviceStatus.ts';
+import type { DeviceUpdater } from './deviceUpdater.ts';
+import { verify } from './deviceVerifier.ts';
+import { deviceKey, type EdgeDevice } from './edgeDevice.ts';
+import { observe } from './probes/observe.ts';
+import { dueKeys, firstProbeAt, nextProbeAt, takeTokens, untilNextDue, type TokenBucket } from './schedule.ts';
+import type { UsbSeen } from './usbMatch.ts';
+import { linkTypeFor } from './visibility.ts';
+
+/** What the discoverer reads EdgeDevices from: the shared Informer fits. */
+export interface DeviceSource {
+  list(): EdgeDevice[];
+  get(name: string, namespace?: string): EdgeDevice | undefined;
+}
+
+export interface ProbeLimits {
+  readonly intervalMs: number;
+  readonly jitter: number;
+  readonly timeoutMs: number;
+  readonly concurrency: number;
+  readonly ratePerSecond: number;
+}
+
+export interface DeviceDiscovererOptions {
+  readonly nodeName: string;
+  readonly source: DeviceSource;
+  readonly updater: DeviceUpdater;
+  readonly limits: ProbeLimits;
+  readonly usbBus: () => Promise<readonly UsbSeen[]>;
+  readonly logger: Logger;
+  readonly now?: () => number;
+  readonly random?: () => number;
+}
+
+interface Tracked {
+  readonly linkType: LinkType;
+  readonly generation: number | undefined;
+  readonly uid: string | undefined;
+}
+
+/** The loop wakes at least this often to notice new, changed and deleted devices. */
+const TICK_MS = 1000;
+
+export class DeviceDiscoverer {
+  private readonly options: DeviceDiscovererOptions;
+  private readonly now: () => number;
+  private readonly random: () => number;
+  private readonly tracked = new Map<string, Tracked>();
+  private readonly schedule = new Map<string, number>();
+  private readonly running = new Map<string, Promise<void>>();
+  private bucket: TokenBucket;
+  readonly stats = { probes: 0, maxInFlight: 0 };
+
+  constructor(options: DeviceDiscovererOptions) {
+    this.options = options;
+    this.now = options.now ?? Date.now;
+    this.random = options.random ?? Math.random;
+    this.bucket = { tokens: Math.max(1, options.limits.concurrency), at: this.now() };
+  }
+
+  async run(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      this.sync();
+      this.launchDue(signal);
+      await sleep(Math.max(10, untilNextDue(this.schedule, this.now(), TICK_MS)), signal);
+    }
+    await Promise.allSettled(this.running.values());
+  }
+
+  /** Tracks devices that appeared or changed, drops those gone or no longer visible from here. */
+  sync(): void {
+    const { nodeName, source } = this.options;
+    const visible = new Set<string>();
+    for (const device of source.list()) {
+      const linkType = linkTypeFor(device, nodeName);
+      if (linkType === undefined) continue;
+      const key = deviceKey(device);
+      visible.add(key);
+      const { generation, uid } = device.metadata;
+      const before = this.tracked.get(key);
+      this.tracked.set(key, { linkType, generation, uid });
+      if (before === undefined) this.schedule.set(key, firstProbeAt(this.now(), this.options.limits.intervalMs, this.random));
+      else if (before.generation !== generation || before.uid !== uid || before.linkType !== linkType) this.schedule.set(key, this.now());
+    }
+    for (const key of this.tracked.keys()) {
+      if (visible.has(key)) continue;
+      this.tracked.delete(key);
+      this.schedule.delete(key);
+      this.releaseIfPresent(key);
+    }
+  }
+
+  private releaseIfPresent(key: string): void {
+    const [namespace = '', name = ''] = key.split('/');
+    const device = this.options.source.get(name, namespace);
+    if (device === undefined) this.options.updater.forget(key);
+    else void this.options.updater.release(device);
+  }
+
+  private launchDue(signal: AbortSignal): void {
+    const { concurrency, ratePerSecond } = this.options.limits;
+    // a device changed mid-probe is due again, but never probed twice at once
+    const due = dueKeys(this.schedule, this.now(), concurrency).filter((key) => !this.running.has(key)).slice(0, concurrency - this.running.size);
+    if (due.length === 0) return;
+    const taken = takeTokens(this.bucket, { perSecond: ratePerSecond, burst: Math.max(1, concurrency) }, this.now(), due.length);
+    this.bucket = taken.bucket;
+    for (const key of due.slice(0, taken.granted)) {
+      this.schedule.set(key, Number.POSITIVE_INFINITY);
+      const task = this.probe(key, signal).finally(() => { this.running.delete(key); });
+      this.running.set(key, task);
+      this.stats.maxInFlight = Math.max(this.stats.maxInFlight, this.running.size);
+    }
+  }
+
+  private latest(key: string): EdgeDevice | undefined {
+    const [namespace = '', name = ''] = key.split('/');
+    return this.options.source.get(name, namespace);
+  }
+
+  private async probe(key: string, signal: AbortSignal): Promise<void> {
+    const { limits, updater, usbBus, logger } = this.options;
+    const device = this.latest(key);
+    const tracked = this.tracked.get(key);
+    if (device === undefined || tracked === undefined) return;
+    this.stats.probes += 1;
+    try {
+      const verdict = verify(await observe(device.spec, { signal, timeoutMs: limits.timeoutMs, usbBus }));
+      if (signal.aborted) return;
+      await updater.update(this.latest(key) ?? device, tracked.linkType, verdict);
+    } catch (err) {
+      logger.error({ device: key, err: err instanceof Error ? err.message : String(err) }, 'probe failed');
+    } finally {
+      // unless sync() made it due again meanwhile (spec changed), the next probe is a period away
+      if (this.schedule.get(key) === Number.POSITIVE_INFINITY) this.schedule.set(key, nextProbeAt(this.now(), limits.intervalMs, limits.jitter, this.random));
+    }
+  }
+}

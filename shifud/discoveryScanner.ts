@@ -1,0 +1,65 @@
+// The unattended scan (optional, off unless subnets and ports are configured): tries each planned
+// address:port with a TCP connect under the same bounds as device probes, and reports what answers
+// and no EdgeDevice declares — in the log and, with a broker, on <prefix>/<node>/candidates
+// (retained). It never creates EdgeDevices.
+import { sleep } from '../shared/backoff.ts';
+import type { Logger } from '../shared/log.ts';
+import type { DeviceSource } from './deviceDiscoverer.ts';
+import { undeclared, type ScanPlan } from './discoveryPlan.ts';
+import { probeTcp } from './probes/tcp.ts';
+
+export interface DiscoveryScannerOptions {
+  readonly plan: ScanPlan;
+  readonly source: DeviceSource;
+  readonly intervalMs: number;
+  readonly timeoutMs: number;
+  readonly concurrency: number;
+  readonly ratePerSecond: number;
+  readonly logger: Logger;
+  /** Where candidates go besides the log (the MQTT publisher when there is a broker). */
+  readonly report?: (candidates: readonly string[]) => void;
+}
+
+export class DiscoveryScanner {
+  private readonly options: DiscoveryScannerOptions;
+  /** The last scan's candidates. */
+  candidates: readonly string[] = [];
+  readonly stats = { scans: 0, attempts: 0 };
+
+  constructor(options: DiscoveryScannerOptions) {
+    this.options = options;
+  }
+
+  async run(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      await this.scanOnce(signal);
+      await sleep(this.options.intervalMs, signal);
+    }
+  }
+
+  async scanOnce(signal: AbortSignal): Promise<readonly string[]> {
+    const { plan, concurrency, ratePerSecond, timeoutMs } = this.options;
+    const endpoints = plan.addresses.flatMap((host) => plan.ports.map((port) => ({ host, port })));
+    const answered: string[] = [];
+    const gapMs = 1000 / ratePerSecond;
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (!signal.aborted && next < endpoints.length) {
+        const endpoint = endpoints[next];
+        next += 1;
+        if (endpoint === undefined) break;
+        this.stats.attempts += 1;
+        const outcome = await probeTcp(endpoint.host, endpoint.port, AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]), timeoutMs);
+        if (outcome.kind === 'answered') answered.push(`${endpoint.host}:${endpoint.port}`);
+        // each worker keeps to its share of the rate
+        await sleep(gapMs * concurrency, signal);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, endpoints.length) }, worker));
+    this.stats.scans += 1;
+    this.candidates = undeclared(answered, this.options.source.list());
+    this.options.logger.info({ candidates: this.candidates, tried: endpoints.length }, 'discovery candidates (not declared by any EdgeDevice)');
+    this.options.report?.(this.candidates);
+    return this.candidates;
+  }
+}

@@ -1,0 +1,132 @@
+// shifud wired: the node sample loop (NodeReporter, MqttPublisher) and the device loop
+// (DeviceDiscoverer → deviceVerifier → DeviceUpdater) over one EdgeDevice informer, sharing one
+// ApiGate. Everything it owns stops with stop().
+import type { KubeConfig } from '@kubernetes/client-node';
+import { sleep } from '../shared/backoff.ts';
+import { Informer } from '../shared/kube/informer.ts';
+import type { Logger } from '../shared/log.ts';
+import { ApiGate } from './apiGate.ts';
+import type { ShifudConfig } from './config.ts';
+import { DeviceDiscoverer, type DeviceSource } from './deviceDiscoverer.ts';
+import { DeviceUpdater } from './deviceUpdater.ts';
+import { planScan } from './discoveryPlan.ts';
+import { DiscoveryScanner } from './discoveryScanner.ts';
+import type { EdgeDevice } from './edgeDevice.ts';
+import { KubeEdgeDeviceStatusWriter, KubeEdgeNodeClient, edgeDeviceLister, type EdgeDeviceStatusWriter, type EdgeNodeClient } from './kubeClients.ts';
+import { MqttPublisher } from './mqttPublisher.ts';
+import { NodeReporter, READY, type Readiness } from './nodeReporter.ts';
+import type { NodeSample } from './sample.ts';
+import { SystemSampler, type Sampler } from './sampler.ts';
+import { UsbBus, systemUsbScan, type UsbScan } from './usbBus.ts';
+
+export interface ShifudDeps {
+  readonly kc: KubeConfig;
+  readonly logger: Logger;
+  /** Replaceable for tests: a scripted sampler, a recorded USB bus, counting API clients. */
+  readonly sampler?: Sampler;
+  readonly usbScan?: UsbScan;
+  readonly edgeNodeClient?: EdgeNodeClient;
+  readonly deviceWriter?: EdgeDeviceStatusWriter;
+  readonly now?: () => number;
+}
+
+interface StartStop { start(): Promise<void>; stop(): Promise<void> }
+
+const s = (seconds: number): number => Math.round(seconds * 1000);
+
+export class Shifud {
+  readonly gate: ApiGate;
+  readonly reporter: NodeReporter;
+  readonly updater: DeviceUpdater;
+  readonly discoverer: DeviceDiscoverer;
+  readonly publisher: MqttPublisher | undefined;
+  readonly scanner: DiscoveryScanner | undefined;
+  private readonly config: ShifudConfig;
+  private readonly logger: Logger;
+  private readonly sampler: Sampler;
+  private readonly informer: DeviceSource & StartStop;
+  private readonly stopper = new AbortController();
+  private readonly loops: Promise<unknown>[] = [];
+  private lastSample: NodeSample | undefined;
+
+  constructor(config: ShifudConfig, deps: ShifudDeps) {
+    const { kc, logger } = deps;
+    const now = deps.now ?? Date.now;
+    this.config = config;
+    this.logger = logger;
+    this.sampler = deps.sampler ?? new SystemSampler(config.diskPath, now);
+    this.gate = new ApiGate(logger, now);
+    this.informer = new Informer<EdgeDevice>({ kc, ...edgeDeviceLister(kc, config.deviceNamespace), logger });
+    this.updater = new DeviceUpdater({ nodeName: config.nodeName, writer: deps.deviceWriter ?? new KubeEdgeDeviceStatusWriter(kc, config.nodeName), gate: this.gate, logger, refreshMs: s(config.linkRefreshSeconds), now });
+    this.reporter = new NodeReporter({
+      nodeName: config.nodeName, client: deps.edgeNodeClient ?? new KubeEdgeNodeClient(kc), gate: this.gate, logger, now,
+      devices: () => this.updater.seenDevices(),
+      thresholds: { cpu: config.cpuThreshold, memory: config.memoryThreshold, disk: config.diskThreshold, heartbeatMs: s(config.heartbeatSeconds), minIntervalMs: s(config.minWriteIntervalSeconds) },
+    });
+    const usbBus = new UsbBus(deps.usbScan ?? systemUsbScan, s(config.usbIntervalSeconds), now);
+    this.discoverer = new DeviceDiscoverer({
+      nodeName: config.nodeName, source: this.informer, updater: this.updater, logger, now, usbBus: async () => usbBus.devices(),
+      limits: { intervalMs: s(config.probeIntervalSeconds), jitter: config.probeJitter, timeoutMs: config.probeTimeoutMs, concurrency: config.probeConcurrency, ratePerSecond: config.probeRatePerSecond },
+    });
+    this.publisher = config.mqttUrl === undefined ? undefined : new MqttPublisher({
+      url: config.mqttUrl, topicPrefix: config.mqttTopicPrefix, nodeName: config.nodeName, logger,
+      ...(config.mqttUsername === undefined ? {} : { username: config.mqttUsername }),
+      ...(config.mqttPassword === undefined ? {} : { password: config.mqttPassword }),
+    });
+    this.scanner = this.makeScanner(config);
+  }
+
+  /** The unattended scan, when subnets and ports are configured and make a valid plan. */
+  private makeScanner(config: ShifudConfig): DiscoveryScanner | undefined {
+    if (config.discoverySubnets.length === 0 || config.discoveryPorts.length === 0) return undefined;
+    const plan = planScan(config.discoverySubnets, config.discoveryPorts, config.discoveryMaxAddresses);
+    if (!plan.ok) {
+      this.logger.error({ err: plan.message }, 'unattended discovery is off');
+      return undefined;
+    }
+    return new DiscoveryScanner({
+      plan: plan.value, source: this.informer, intervalMs: s(config.discoveryIntervalSeconds), timeoutMs: config.probeTimeoutMs,
+      concurrency: config.probeConcurrency, ratePerSecond: config.probeRatePerSecond, logger: this.logger,
+      report: (candidates) => this.publisher?.publishCandidates(candidates),
+    });
+  }
+
+  /** Starts every loop; returns at once (the informer's first list and the broker come when they can). */
+  async start(): Promise<void> {
+    const signal = this.stopper.signal;
+    await this.publisher?.start();
+    const scanner = this.scanner;
+    // candidates are only known once the declared devices are: the scan waits for the first list
+    this.loops.push(this.informer.start()
+      .then(async () => scanner?.run(signal))
+      .catch((err: unknown) => { this.logger.error({ err }, 'EdgeDevice informer stopped'); }));
+    this.loops.push(this.sampleLoop(signal), this.discoverer.run(signal));
+  }
+
+  async stop(): Promise<void> {
+    this.stopper.abort();
+    await this.informer.stop();
+    await Promise.allSettled(this.loops);
+    await this.publisher?.stop();
+  }
+
+  /** One sample, published and offered to the reporter. */
+  async sampleOnce(): Promise<void> {
+    let readiness: Readiness = READY;
+    try {
+      this.lastSample = await this.sampler.sample();
+    } catch (err) {
+      readiness = { ready: false, reason: 'SampleFailed', message: `node resources could not be read: ${err instanceof Error ? err.message : String(err)}` };
+    }
+    if (this.lastSample === undefined) return;
+    if (readiness.ready) this.publisher?.publish(this.lastSample);
+    await this.reporter.report(this.lastSample, readiness);
+  }
+
+  private async sampleLoop(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      await this.sampleOnce();
+      await sleep(s(this.config.sampleIntervalSeconds), signal);
+    }
+  }
+}

@@ -1,0 +1,87 @@
+// What shifud probes for an EdgeDevice, by protocol (issue 5, deviceDiscoverer): a TCP connect,
+// an HTTP GET of a health path, an MQTT broker connect, or a look at the USB bus. Pure.
+import type { EdgeDeviceSpec } from '../shared/crds/edgedevice.ts';
+import { parseEndpoint, type Parsed } from './address.ts';
+import { usbIdentityOf, type UsbIdentity } from './usbMatch.ts';
+
+/** spec.customMetadata keys shifud reads for HTTP devices. */
+export const HTTP_KEYS = { healthPath: 'healthPath', healthExpect: 'healthExpect' } as const;
+
+export type ProbeTarget =
+  | { readonly kind: 'tcp'; readonly host: string; readonly port: number }
+  | { readonly kind: 'http'; readonly url: string; readonly expect?: string }
+  | { readonly kind: 'mqtt'; readonly host: string; readonly port: number }
+  | { readonly kind: 'usb'; readonly identity: UsbIdentity }
+  /** Nothing shifud can probe; `why` says so in the condition. */
+  | { readonly kind: 'none'; readonly why: string };
+
+const URL_PORTS: Readonly<Record<string, number>> = {
+  http: 80, https: 443, tcp: 0, mqtt: 1883, mqtts: 8883, 'opc.tcp': 4840,
+  s7: 102, 'modbus-tcp': 502, modbus: 502, ads: 48898, eip: 44818,
+};
+
+function tcp(address: string | undefined, field: string, defaultPort?: number): Parsed<ProbeTarget> {
+  const parsed = parseEndpoint(address ?? '', field, { schemes: URL_PORTS, ...(defaultPort === undefined ? {} : { port: defaultPort }) });
+  if (!parsed.ok) return parsed;
+  if (parsed.value.port === 0) return { ok: false, message: `${field} "${address ?? ''}" has no port: add :port after the host` };
+  return { ok: true, value: { kind: 'tcp', host: parsed.value.host, port: parsed.value.port } };
+}
+
+function http(spec: EdgeDeviceSpec): Parsed<ProbeTarget> {
+  const healthPath = spec.customMetadata?.[HTTP_KEYS.healthPath];
+  if (healthPath === undefined) return tcp(spec.address, 'spec.address', 80);
+  if (!healthPath.startsWith('/')) return { ok: false, message: `spec.customMetadata.${HTTP_KEYS.healthPath} "${healthPath}" must start with "/", e.g. "/health"` };
+  const parsed = parseEndpoint(spec.address ?? '', 'spec.address', { port: 80, schemes: URL_PORTS });
+  if (!parsed.ok) return parsed;
+  const { host, port, scheme, path } = parsed.value;
+  const base = `${scheme === 'https' ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}${path.replace(/\/$/, '')}`;
+  const expect = spec.customMetadata?.[HTTP_KEYS.healthExpect];
+  return { ok: true, value: { kind: 'http', url: `${base}${healthPath}`, ...(expect === undefined ? {} : { expect }) } };
+}
+
+function mqtt(spec: EdgeDeviceSpec): Parsed<ProbeTarget> {
+  const server = spec.protocolSettings?.MQTTSetting?.MQTTServerAddress;
+  const field = server === undefined ? 'spec.address' : 'spec.protocolSettings.MQTTSetting.MQTTServerAddress';
+  const parsed = parseEndpoint(server ?? spec.address ?? '', field, { port: 1883, schemes: URL_PORTS });
+  if (!parsed.ok) return parsed;
+  const { host, port, scheme } = parsed.value;
+  // TLS brokers get a TCP connect: shifud holds no broker credentials or CA
+  return { ok: true, value: scheme === 'mqtts' ? { kind: 'tcp', host, port } : { kind: 'mqtt', host, port } };
+}
+
+const NOT_PROBED = (why: string) => (): Parsed<ProbeTarget> => ({ ok: true, value: { kind: 'none', why } });
+const tcpAddress = (spec: EdgeDeviceSpec): Parsed<ProbeTarget> => tcp(spec.address, 'spec.address');
+
+const BY_PROTOCOL: Readonly<Record<EdgeDeviceSpec['protocol'], (spec: EdgeDeviceSpec) => Parsed<ProbeTarget>>> = {
+  HTTP: http,
+  HTTPCommandline: http,
+  MQTT: mqtt,
+  TCP: tcpAddress,
+  Socket: tcpAddress,
+  PLC4X: tcpAddress,
+  OPCUA: (spec) => tcp(spec.protocolSettings?.OPCUASetting?.OPCUAEndpoint ?? spec.address, 'spec.address', 4840),
+  LwM2M: NOT_PROBED('an LwM2M device registers with its deviceShifu; shifud does not probe it'),
+  USB: NOT_PROBED('declare spec.customMetadata usbVendorId and usbProductId (hex) so shifud can find the device on the USB bus'),
+};
+
+/** The probe for a device: its USB identity when it declares one, else by protocol. */
+export function probeTargetOf(spec: EdgeDeviceSpec): Parsed<ProbeTarget> {
+  const usb = usbIdentityOf(spec.customMetadata);
+  if (usb !== undefined) return usb.ok ? { ok: true, value: { kind: 'usb', identity: usb.value } } : usb;
+  if (spec.connection === 'Serial') return { ok: true, value: { kind: 'none', why: 'serial devices are not probed by shifud' } };
+  return BY_PROTOCOL[spec.protocol](spec);
+}
+
+export function describeTarget(target: ProbeTarget): string {
+  switch (target.kind) {
+    case 'tcp':
+    case 'mqtt':
+      return `${target.host.includes(':') ? `[${target.host}]` : target.host}:${target.port}`;
+    case 'http':
+      return target.url;
+    case 'usb':
+      return `USB ${target.identity.vendorId}:${target.identity.productId}${target.identity.serial === undefined ? '' : ` serial ${target.identity.serial}`}`;
+    case 'none':
+      return 'nothing to probe';
+  }
+}

@@ -1,0 +1,33 @@
+// Which EdgeDevices this node looks for, over which link, and whether this node speaks for the
+// device's Reachable condition. Pure.
+import type { EdgeDevice } from './edgeDevice.ts';
+import type { LinkType } from './deviceStatus.ts';
+import { usbIdentityOf } from './usbMatch.ts';
+
+/**
+ * The link over which this node would see the device, or undefined when it cannot:
+ * attached to this node → its connection (USB by default for USB devices);
+ * attached elsewhere → not ours; on the network (Ethernet or no connection) → Ethernet;
+ * USB identity but no attachedNode → every node looks on its own bus.
+ */
+export function linkTypeFor(device: EdgeDevice, nodeName: string): LinkType | undefined {
+  const { attachedNode, connection, protocol, customMetadata } = device.spec;
+  const usbDeclared = usbIdentityOf(customMetadata) !== undefined;
+  if (attachedNode !== undefined && attachedNode !== '') {
+    if (attachedNode !== nodeName) return undefined;
+    return connection ?? (protocol === 'USB' || usbDeclared ? 'USB' : 'Ethernet');
+  }
+  if (usbDeclared || connection === 'USB') return 'USB';
+  if (connection === undefined || connection === 'Ethernet') return 'Ethernet';
+  return undefined;
+}
+
+/**
+ * The node that writes the Reachable condition: the one the device is attached to, else the one
+ * its deviceShifu runs on; an unplaced network device has no single owner, so every node that
+ * sees it writes on its own transitions (the last one wins; its message names the node).
+ */
+export function speaksFor(device: EdgeDevice, nodeName: string): boolean {
+  const owner = device.spec.attachedNode || device.status?.nodeName;
+  return owner === undefined || owner === '' || owner === nodeName;
+}
