@@ -4,7 +4,9 @@
 import { mkdir, rm, symlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { stringify } from 'yaml';
 import { startCluster, saveState, stopFromState, type TestCluster } from './cluster.ts';
+import { ManagedProcess } from './process.ts';
 import { controlPlaneBinaries } from './binaries.ts';
 import { Kube } from '../cluster.ts';
 import { installCrds } from '../crds.ts';
@@ -14,6 +16,7 @@ import { shifuExample } from '../shifu/index.ts';
 const HOME = resolve('.edgeshifu');
 const DEV_DIR = join(HOME, 'dev-cluster');
 const STATE = join(DEV_DIR, 'state.json');
+const PORT = 8080;
 
 async function linkKubectl(): Promise<string> {
   const link = join(HOME, 'bin', 'kubectl');
@@ -45,27 +48,61 @@ async function down(): Promise<void> {
   console.log(await stopFromState(STATE) ? 'dev cluster stopped' : 'no dev cluster was running');
 }
 
-/** The placeholder main job: a control plane with the CRDs and a Shifu device, until Ctrl-C. */
+/**
+ * The main job until the local edge stack lands (issue 9): a control plane with the CRDs, a KWOK
+ * edge node, the controller serving the edgeMap, and Shifu's thermometer registered as a user
+ * would; everything stops on Ctrl-C.
+ */
 async function foreground(): Promise<void> {
   const dir = join(HOME, 'local');
   await rm(dir, { recursive: true, force: true });
-  await mkdir(dir, { recursive: true });
+  await mkdir(join(dir, 'logs'), { recursive: true });
   console.log('starting the control plane (the first run on a machine builds it: about 10 minutes)...');
   const cluster = await startCluster({ name: 'edgeshifu-local', dir });
   const kube = new Kube(cluster.kubeconfigPath);
-  await installCrds(kube);
-  await kube.core.createNamespace({ body: { metadata: { name: 'devices' } } });
-  const applied = await kubectl(cluster.kubeconfigPath, ['apply', '-f', '-'], JSON.stringify(shifuExample('thermometer')[0]));
-  console.log(applied.stdout.trim() || applied.stderr.trim());
+  const controller = new ManagedProcess({
+    name: 'controller', command: join('node_modules', '.bin', 'tsx'), logFile: join(dir, 'logs', 'controller.log'),
+    args: ['controller/main.ts', '--kubeconfig', cluster.kubeconfigPath, '--no-leader-election', '--port', String(PORT)],
+  });
+  const stop = async (): Promise<void> => {
+    console.log('\nstopping...');
+    await controller.stop();
+    await cluster.stop();
+    console.log('stopped; nothing left running.');
+  };
+  try {
+    await installCrds(kube);
+    for (const name of ['devices', 'deviceshifu']) await kube.core.createNamespace({ body: { metadata: { name } } });
+    await kube.addNode('edge-local', { cpu: '4', memory: '4Gi' });
+    await applyYaml(cluster.kubeconfigPath, shifuExample('thermometer-configmap'));
+    controller.start();
+    const device = shifuExample('thermometer')[0] as unknown as { spec: Record<string, unknown> };
+    device.spec.configMapName = 'thermometer-configmap-0.0.1';
+    await applyYaml(cluster.kubeconfigPath, [device]);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
   printHowTo(cluster, await linkKubectl());
-  console.log('\nCtrl-C stops everything.');
+  console.log(`  ${join(HOME, 'bin', 'kubectl')} get deployments,services -n deviceshifu
+  edgeMap: http://127.0.0.1:${PORT}/edgemap/   (JSON: /edgemap, Graphviz: /edgemap.dot)
+  controller logs: ${controller.spec.logFile}
+
+Ctrl-C stops everything.`);
+  // the children do not hold the event loop open (they are unref'd): this does, until a signal
+  const keepAlive = setInterval(() => undefined, 60_000);
   await new Promise<void>((done) => {
     process.once('SIGINT', done);
     process.once('SIGTERM', done);
   });
-  console.log('\nstopping...');
-  await cluster.stop();
-  console.log('stopped; nothing left running.');
+  clearInterval(keepAlive);
+  await stop();
+}
+
+async function applyYaml(kubeconfig: string, objects: readonly unknown[]): Promise<void> {
+  const applied = await kubectl(kubeconfig, ['apply', '-f', '-'], objects.map((o) => stringify(o)).join('---\n'));
+  if (applied.code !== 0) throw new Error(applied.stderr);
+  console.log(applied.stdout.trim());
 }
 
 const { positionals, values } = parseArgs({ allowPositionals: true, options: { foreground: { type: 'boolean' } } });

@@ -1,0 +1,29 @@
+# One small image for every component; the first argument chooses which:
+#   controller | deviceshifu | shifud | mockdevice   (e.g. `args: [deviceshifu]` in a Pod)
+# Multi-stage: dependencies and the build in a full Node 24 image, then only the bundles, the
+# edgeMap page and Node itself in the runtime image. No native modules: amd64 and arm64 alike
+# (docker buildx build --platform linux/amd64,linux/arm64 .).
+FROM node:24-bookworm-slim AS build
+WORKDIR /src
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY shared shared
+COPY controller controller
+COPY deviceshifu deviceshifu
+COPY shifud shifud
+COPY edgemap edgemap
+RUN npm run build:bundle && npm run build:page
+
+FROM node:24-alpine AS runtime
+ENV NODE_ENV=production \
+    NODE_OPTIONS="--max-semi-space-size=1"
+WORKDIR /app
+# esbuild bundles carry every runtime dependency: no node_modules in the image
+COPY --from=build /src/dist/bundle /app/dist/bundle
+COPY --from=build /src/dist/edgemap-page /app/dist/edgemap-page
+# the image's own unprivileged user; Pods also set runAsNonRoot with uid 65532
+USER 65532:65532
+EXPOSE 8080
+ENTRYPOINT ["/bin/sh", "-c", "exec node /app/dist/bundle/\"$0\".js \"$@\""]
+CMD ["controller"]
