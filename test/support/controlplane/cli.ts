@@ -91,12 +91,16 @@ async function foreground(): Promise<void> {
 Ctrl-C stops everything.`);
   // the children do not hold the event loop open (they are unref'd): this does, until a signal
   const keepAlive = setInterval(() => undefined, 60_000);
+  // Ctrl-C reaches this process twice (from the terminal and relayed by tsx): every signal after
+  // the first is absorbed so that the clean stop finishes
   await new Promise<void>((done) => {
-    process.once('SIGINT', done);
-    process.once('SIGTERM', done);
+    process.on('SIGINT', done);
+    process.on('SIGTERM', done);
   });
   clearInterval(keepAlive);
   await stop();
+  process.removeAllListeners('SIGINT');
+  process.removeAllListeners('SIGTERM');
 }
 
 async function applyYaml(kubeconfig: string, objects: readonly unknown[]): Promise<void> {
