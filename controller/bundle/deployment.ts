@@ -31,6 +31,8 @@ function env(device: DeviceInput): V1EnvVar[] {
   const vars: V1EnvVar[] = [
     { name: 'EDGEDEVICE_NAME', value: device.name },
     { name: 'EDGEDEVICE_NAMESPACE', value: device.namespace },
+    // deviceShifu binds 127.0.0.1 unless told: in a pod it serves on the pod's address
+    { name: 'EDGESHIFU_BIND_ADDRESS', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
   ];
   // Broker credentials reach the gateway through the kubelet, never through the gateway's own API access.
   const secret = device.spec.protocolSettings?.MQTTSetting?.MQTTServerSecret;

@@ -139,8 +139,20 @@ export class Informer<T extends KubernetesObject> {
     this.resourceVersion = list.metadata?.resourceVersion ?? '';
   }
 
+  private slim(received: T): T {
+    // managedFields and kubectl's last-applied copy are often most of an object: no reader here needs them
+    const metadata = received.metadata;
+    if (metadata !== undefined) {
+      delete metadata.managedFields;
+      if (metadata.annotations?.['kubectl.kubernetes.io/last-applied-configuration'] !== undefined) {
+        delete metadata.annotations['kubectl.kubernetes.io/last-applied-configuration'];
+      }
+    }
+    return this.options.transform ? this.options.transform(received) : received;
+  }
+
   private upsert(key: string, received: T): void {
-    const object = this.options.transform ? this.options.transform(received) : received;
+    const object = this.slim(received);
     const old = this.cache.get(key);
     this.cache.set(key, object);
     if (old === undefined) this.emit('add', object);
@@ -158,7 +170,7 @@ export class Informer<T extends KubernetesObject> {
     const key = objectKey(object);
     if (type === 'DELETED') {
       this.cache.delete(key);
-      this.emit('delete', this.options.transform ? this.options.transform(object) : object);
+      this.emit('delete', this.slim(object));
     } else {
       this.upsert(key, object);
     }

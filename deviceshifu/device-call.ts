@@ -1,0 +1,67 @@
+// One device call with its deadline, its latency metric and its health evidence: the same path
+// for a caller's request and a telemetry poll. The deadline covers the whole exchange, streamed
+// body included, and becomes a 'timeout' error whatever the driver threw when it was cut off.
+import type { Readable } from 'node:stream';
+import { EdgeshifuError } from '../shared/errors.ts';
+import type { Instruction } from './config/types.ts';
+import type { Driver, DriverResponse } from './drivers/driver.ts';
+import type { GatewayMetrics } from './metrics.ts';
+import type { DeviceHealth, EvidenceSource } from './status/health.ts';
+
+export interface CallInput {
+  readonly method: string;
+  readonly query: URLSearchParams;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: Buffer;
+  readonly timeoutSeconds: number;
+  readonly source: Exclude<EvidenceSource, 'probe'>;
+  /** The caller going away. */
+  readonly signal?: AbortSignal;
+}
+
+export interface CallDeps {
+  readonly driver: () => Driver | undefined;
+  readonly metrics: GatewayMetrics;
+  readonly health: DeviceHealth;
+}
+
+/** Errors that say something about the device (not about the caller's request). */
+function isDeviceFailure(err: unknown): boolean {
+  return err instanceof EdgeshifuError && (err.kind === 'unavailable' || err.kind === 'timeout');
+}
+
+function releaseWhenDone(body: Buffer | Readable, release: () => void): void {
+  if (Buffer.isBuffer(body)) release();
+  else body.once('close', release);
+}
+
+export async function callDevice(deps: CallDeps, instruction: Instruction, input: CallInput): Promise<DriverResponse> {
+  const driver = deps.driver();
+  if (driver === undefined) throw new EdgeshifuError('unavailable', 'deviceShifu has no EdgeDevice to talk to yet (not found, or its protocol failed to start)');
+  // One controller for both the deadline and the caller leaving (cheaper than AbortSignal.any per call).
+  const stop = new AbortController();
+  const deadline = { passed: false };
+  const timer = input.timeoutSeconds > 0 ? setTimeout(() => { deadline.passed = true; stop.abort(); }, input.timeoutSeconds * 1000) : undefined;
+  const onLeave = (): void => { stop.abort(); };
+  input.signal?.addEventListener('abort', onLeave, { once: true });
+  const release = (): void => { clearTimeout(timer); input.signal?.removeEventListener('abort', onLeave); };
+  const signal = stop.signal;
+  const started = performance.now();
+  const observe = (outcome: string): void => { deps.metrics.deviceLatency.observe({ instruction: instruction.name, outcome }, (performance.now() - started) / 1000); };
+  try {
+    const response = await driver.call(instruction, { method: input.method, query: input.query, headers: input.headers, body: input.body, timeoutSeconds: input.timeoutSeconds, signal });
+    observe('ok');
+    // A telemetry poll judges the answer itself (a 500 from a health instruction is a failure).
+    if (input.source === 'request') deps.health.record('request', true);
+    releaseWhenDone(response.body, release);
+    return response;
+  } catch (err) {
+    release();
+    const error = deadline.passed
+      ? new EdgeshifuError('timeout', `device did not answer ${instruction.name} within ${input.timeoutSeconds} s (raise ?timeout= or defaultTimeoutSeconds)`, { cause: err })
+      : err;
+    observe(error instanceof EdgeshifuError ? error.kind : 'internal');
+    if (input.source === 'request' && isDeviceFailure(error)) deps.health.record('request', false, (error as Error).message);
+    throw error;
+  }
+}

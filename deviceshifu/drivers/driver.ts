@@ -1,0 +1,64 @@
+// The one interface every protocol module implements (issue 4): the gateway turns an HTTP request
+// into a DriverRequest, a driver turns it into device traffic. A new protocol (OPC UA, LwM2M,
+// Modbus) is one new module exporting a DriverFactory, registered in drivers/index.ts.
+import type { Readable } from 'node:stream';
+import type { Logger } from '../../shared/log.ts';
+import type { EdgeDeviceSpec } from '../../shared/crds/edgedevice.ts';
+import type { DeviceShifuConfig, Instruction } from '../config/types.ts';
+
+export interface DriverRequest {
+  readonly method: string;
+  /** The caller's query without deviceShifu's own `timeout`; re-encoded when forwarded. */
+  readonly query: URLSearchParams;
+  /** Caller headers safe to pass to a device (headers.ts has already removed credentials). */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: Buffer;
+  /** The deadline of this call, 0 for none: some devices take it as a parameter (HTTPCommandline). */
+  readonly timeoutSeconds: number;
+  /** Aborts on the deadline or when the caller goes away: the driver must stop its device traffic. */
+  readonly signal: AbortSignal;
+}
+
+export interface DriverResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  /** Streamed straight back to the caller when it is a stream. */
+  readonly body: Buffer | Readable;
+}
+
+export interface Driver {
+  /** Starts background work (connections, subscriptions, listeners); resolves promptly, never throws for an absent device. */
+  start(signal: AbortSignal): Promise<void>;
+  /** Stops everything start began and releases every socket. */
+  stop(): Promise<void>;
+  /**
+   * One call to the device. Throws EdgeshifuError: unavailable (device unreachable, bad reply),
+   * timeout, invalid (bad argument), conflict (device busy, e.g. controlMsgs).
+   */
+  call(instruction: Instruction, request: DriverRequest): Promise<DriverResponse>;
+  /** Cheap reachability check (connect, broker link): resolves when the device can be reached now. */
+  probe(signal: AbortSignal): Promise<void>;
+}
+
+/** Where a driver reads secrets referenced by the EdgeDevice (e.g. MQTTServerSecret). */
+export type SecretReader = (name: string) => Promise<Readonly<Record<string, string>>>;
+
+export interface DriverOptions {
+  /** Address deviceShifu's own listeners bind to (TCP proxy). */
+  readonly bindAddress: string;
+  /** Overrides TCPSetting.ListenPort (0 = any free port, for tests). */
+  readonly tcpListenPort?: number;
+  /** CA bundle for mqtts:// brokers. */
+  readonly mqttCaFile?: string;
+}
+
+export interface DriverContext {
+  readonly deviceName: string;
+  readonly spec: EdgeDeviceSpec;
+  readonly config: DeviceShifuConfig;
+  readonly options: DriverOptions;
+  readonly secrets: SecretReader;
+  readonly logger: Logger;
+}
+
+export type DriverFactory = (context: DriverContext) => Driver;

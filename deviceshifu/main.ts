@@ -1,0 +1,27 @@
+// deviceShifu entrypoint.
+//   Kubernetes mode: EDGEDEVICE_NAME / EDGEDEVICE_NAMESPACE name the EdgeDevice (in-cluster or $KUBECONFIG).
+//   Standalone mode: --config-dir <dir> --edgedevice-file <yaml>, no Kubernetes.
+// Other settings: see settings.ts (flags --kebab-case or EDGESHIFU_* variables).
+import { loadConfig, printableConfig } from '../shared/config.ts';
+import { createLogger } from '../shared/log.ts';
+import { runInCluster, runStandalone, type RunningDeviceShifu } from './run.ts';
+import { Settings } from './settings.ts';
+
+const logger = createLogger('deviceshifu');
+
+async function main(): Promise<RunningDeviceShifu> {
+  const settings = loadConfig(Settings, { argv: process.argv.slice(2), env: process.env });
+  logger.info({ settings: printableConfig(Settings, settings) }, 'deviceShifu starting');
+  const options = { settings, env: process.env, logger };
+  return settings.edgedeviceFile === undefined ? runInCluster(options) : runStandalone({ ...options, edgedeviceFile: settings.edgedeviceFile });
+}
+
+try {
+  const running = await main();
+  const stop = (): void => { void running.stop().then(() => process.exit(0)); };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+} catch (err) {
+  logger.error({ err: (err as Error).message }, 'deviceShifu failed to start');
+  process.exitCode = 1;
+}

@@ -1,0 +1,27 @@
+// Mock device entrypoint: `tsx deviceshifu/mockdevice/main.ts <device>` (or MOCKDEVICE_NAME), port
+// from MOCKDEVICE_PORT (0 = any free port), bound to EDGESHIFU_BIND_ADDRESS (127.0.0.1 by default).
+// Prints one JSON line with the address once it listens; stops on SIGINT/SIGTERM.
+import { Type } from '@sinclair/typebox';
+import { loadConfig } from '../../shared/config.ts';
+import { createLogger } from '../../shared/log.ts';
+import { startMockDevice } from './start.ts';
+
+const MockSettings = Type.Object({
+  bindAddress: Type.String({ default: '127.0.0.1' }),
+  brokerUrl: Type.Optional(Type.String({ description: 'MQTT device: the broker to publish to (default: its own).' })),
+});
+
+const logger = createLogger('mockdevice');
+try {
+  const settings = loadConfig(MockSettings, { argv: process.argv.slice(3), env: process.env });
+  const name = process.argv[2] ?? process.env.MOCKDEVICE_NAME ?? '';
+  const port = Number(process.env.MOCKDEVICE_PORT ?? '0');
+  const device = await startMockDevice(name, { host: settings.bindAddress, port, ...(settings.brokerUrl === undefined ? {} : { brokerUrl: settings.brokerUrl }) });
+  process.stdout.write(`${JSON.stringify({ device: device.name, address: device.address, port: device.port })}\n`);
+  const stop = (): void => { void device.close().then(() => process.exit(0)); };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+} catch (err) {
+  logger.error({ err: (err as Error).message }, 'mock device failed to start');
+  process.exitCode = 1;
+}

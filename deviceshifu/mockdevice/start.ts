@@ -1,0 +1,27 @@
+// Starts a mock device by name: what the entrypoint, the tests and the benchmark share.
+import { EdgeshifuError } from '../../shared/errors.ts';
+import { agv, plateReader, plc, robotArm, thermometer } from './devices.ts';
+import { startHttpMock, type MockRoute, type RunningMock } from './http-device.ts';
+import { startMqttDevice } from './mqtt-device.ts';
+import { startSocketEcho } from './socket-echo.ts';
+
+const HTTP_DEVICES: Readonly<Record<string, () => Record<string, MockRoute>>> = {
+  thermometer, agv, 'robot-arm': robotArm, robotarm: robotArm, 'plate-reader': plateReader, platereader: plateReader, plc,
+};
+
+export const MOCK_DEVICES = [...Object.keys(HTTP_DEVICES), 'socket', 'mqtt'] as const;
+
+export interface MockOptions {
+  readonly host: string;
+  readonly port: number;
+  /** MQTT device: broker to use instead of its own. */
+  readonly brokerUrl?: string;
+}
+
+export async function startMockDevice(name: string, options: MockOptions): Promise<RunningMock> {
+  const routes = HTTP_DEVICES[name];
+  if (routes !== undefined) return startHttpMock(name, routes(), options.host, options.port);
+  if (name === 'socket') return startSocketEcho(options.host, options.port);
+  if (name === 'mqtt') return startMqttDevice({ host: options.host, port: options.port, ...(options.brokerUrl === undefined ? {} : { brokerUrl: options.brokerUrl }) });
+  throw new EdgeshifuError('invalid', `no mock device "${name}"; choose one of ${MOCK_DEVICES.join(', ')}`);
+}

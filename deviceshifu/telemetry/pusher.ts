@@ -1,0 +1,81 @@
+// Sends telemetry results to their targets: HTTP POST (basic auth when the TelemetryService has
+// credentials) or an MQTT publish (QoS 1) over one kept-open client per broker. Failures throw;
+// the telemetry loop counts them.
+import type { MqttClient } from 'mqtt';
+import { EdgeshifuError } from '../../shared/errors.ts';
+import type { Logger } from '../../shared/log.ts';
+import { targetOfUrl, type PushTarget } from './service.ts';
+
+export interface TelemetryPayload {
+  readonly deviceName: string;
+  readonly telemetry: string;
+  readonly body: Buffer;
+  readonly contentType?: string;
+}
+
+/** Looks up a TelemetryService by name (API or file); undefined when there is none. */
+export type ServiceResolver = (name: string) => Promise<PushTarget | undefined>;
+
+export class TelemetryPusher {
+  private readonly resolve: ServiceResolver;
+  private readonly logger: Logger;
+  private readonly brokers = new Map<string, Promise<MqttClient>>();
+
+  constructor(resolve: ServiceResolver, logger: Logger) {
+    this.resolve = resolve;
+    this.logger = logger;
+  }
+
+  async push(to: string, payload: TelemetryPayload, signal: AbortSignal): Promise<void> {
+    const target = targetOfUrl(to) ?? await this.resolve(to);
+    if (target === undefined) throw new EdgeshifuError('not-found', `telemetryCollectionService "${to}" is neither a URL nor a known TelemetryService`);
+    if (target.kind === 'http') await this.pushHttp(target, payload, signal);
+    else await this.pushMqtt(target, payload);
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.brokers.values()].map(async (c) => { await (await c).endAsync(true); }));
+    this.brokers.clear();
+  }
+
+  private async pushHttp(target: Extract<PushTarget, { kind: 'http' }>, payload: TelemetryPayload, signal: AbortSignal): Promise<void> {
+    const headers: Record<string, string> = {
+      'content-type': payload.contentType ?? 'application/octet-stream',
+      'x-edgeshifu-device': payload.deviceName,
+      'x-edgeshifu-telemetry': payload.telemetry,
+    };
+    if (target.username !== undefined) headers.authorization = `Basic ${Buffer.from(`${target.username}:${target.password ?? ''}`).toString('base64')}`;
+    let response: globalThis.Response;
+    try {
+      response = await fetch(target.url, { method: 'POST', headers, body: payload.body, signal });
+      await response.arrayBuffer();
+    } catch (err) {
+      throw new EdgeshifuError('unavailable', `telemetry endpoint ${new URL(target.url).host} unreachable: ${(err as Error).message}`, { cause: err });
+    }
+    if (!response.ok) throw new EdgeshifuError('unavailable', `telemetry endpoint ${new URL(target.url).host} answered ${response.status}`);
+  }
+
+  private client(target: Extract<PushTarget, { kind: 'mqtt' }>): Promise<MqttClient> {
+    const key = `${target.url}|${target.username ?? ''}`;
+    let client = this.brokers.get(key);
+    if (client === undefined) {
+      client = this.connect(target);
+      this.brokers.set(key, client);
+    }
+    return client;
+  }
+
+  private async connect(target: Extract<PushTarget, { kind: 'mqtt' }>): Promise<MqttClient> {
+    // Loaded on first use: most devices never push to MQTT.
+    const { connect } = await import('mqtt');
+    const client = connect(target.url, { username: target.username, password: target.password, reconnectPeriod: 2000, connectTimeout: 5000, queueQoSZero: false });
+    client.on('error', (err) => { this.logger.debug({ broker: new URL(target.url).host, err: err.message }, 'telemetry broker error'); });
+    return client;
+  }
+
+  private async pushMqtt(target: Extract<PushTarget, { kind: 'mqtt' }>, payload: TelemetryPayload): Promise<void> {
+    const client = await this.client(target);
+    if (!client.connected) throw new EdgeshifuError('unavailable', `telemetry broker ${new URL(target.url).host} not connected`);
+    await client.publishAsync(target.topic, payload.body, { qos: 1 });
+  }
+}

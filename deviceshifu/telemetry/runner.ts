@@ -1,0 +1,85 @@
+// One loop per telemetry, each on its own initialDelayMs and intervalMs (Shifu parses them and
+// polls everything on the global interval). A failed poll is counted, recorded for the phase and
+// followed by a longer wait; nothing here can stop the gateway.
+import { Backoff, sleep } from '../../shared/backoff.ts';
+import type { Logger } from '../../shared/log.ts';
+import type { DeviceShifuConfig, Instruction, Telemetry } from '../config/types.ts';
+import type { CallInput } from '../device-call.ts';
+import type { DriverResponse } from '../drivers/driver.ts';
+import type { GatewayMetrics } from '../metrics.ts';
+import type { DeviceHealth } from '../status/health.ts';
+import { readAll } from './read-all.ts';
+import type { TelemetryPayload } from './pusher.ts';
+
+export interface TelemetryDeps {
+  readonly deviceName: string;
+  readonly call: (instruction: Instruction, input: CallInput) => Promise<DriverResponse>;
+  readonly probe: (signal: AbortSignal) => Promise<void>;
+  readonly push: (to: string, payload: TelemetryPayload, signal: AbortSignal) => Promise<void>;
+  readonly health: DeviceHealth;
+  readonly metrics: GatewayMetrics;
+  readonly logger: Logger;
+}
+
+const MAX_TELEMETRY_BYTES = 1 << 20;
+
+async function poll(telemetry: Telemetry, instruction: Instruction | undefined, deps: TelemetryDeps, signal: AbortSignal): Promise<TelemetryPayload | undefined> {
+  if (instruction === undefined) {
+    await deps.probe(AbortSignal.any([signal, AbortSignal.timeout(telemetry.timeoutMs || 3000)]));
+    return undefined;
+  }
+  const response = await deps.call(instruction, {
+    method: 'GET', query: new URLSearchParams(), headers: {}, body: Buffer.alloc(0), timeoutSeconds: telemetry.timeoutMs / 1000, source: 'telemetry', signal,
+  });
+  const body = await readAll(response.body, MAX_TELEMETRY_BYTES);
+  if (response.status < 200 || response.status > 299) throw new Error(`${instruction.name} answered ${response.status}: ${body.toString('utf8', 0, 200)}`);
+  return { deviceName: deps.deviceName, telemetry: telemetry.name, body, ...(response.headers['content-type'] ? { contentType: response.headers['content-type'] } : {}) };
+}
+
+async function pushResult(telemetry: Telemetry, payload: TelemetryPayload | undefined, deps: TelemetryDeps, signal: AbortSignal): Promise<void> {
+  if (telemetry.pushTo === undefined || payload === undefined) return;
+  try {
+    await deps.push(telemetry.pushTo, payload, signal);
+    deps.metrics.telemetryPush.inc({ telemetry: telemetry.name, result: 'ok' });
+  } catch (err) {
+    deps.metrics.telemetryPush.inc({ telemetry: telemetry.name, result: 'error' });
+    deps.logger.warn({ telemetry: telemetry.name, to: telemetry.pushTo, err: (err as Error).message }, 'telemetry push failed');
+  }
+}
+
+/** One poll and its push; true when the device answered well. */
+async function once(telemetry: Telemetry, config: DeviceShifuConfig, deps: TelemetryDeps, signal: AbortSignal): Promise<boolean> {
+  const instruction = telemetry.instruction === undefined ? undefined : config.instructions.get(telemetry.instruction);
+  try {
+    const payload = await poll(telemetry, instruction, deps, signal);
+    if (signal.aborted) return true;
+    deps.health.record('telemetry', true, undefined, telemetry.name);
+    deps.metrics.telemetry.inc({ telemetry: telemetry.name, result: 'ok' });
+    await pushResult(telemetry, payload, deps, signal);
+    return true;
+  } catch (err) {
+    if (signal.aborted) return true;
+    deps.health.record('telemetry', false, (err as Error).message, telemetry.name);
+    deps.metrics.telemetry.inc({ telemetry: telemetry.name, result: 'error' });
+    deps.logger.warn({ telemetry: telemetry.name, err: (err as Error).message }, 'telemetry poll failed');
+    return false;
+  }
+}
+
+async function loop(telemetry: Telemetry, config: DeviceShifuConfig, deps: TelemetryDeps, signal: AbortSignal): Promise<void> {
+  const backoff = new Backoff({ initialMs: telemetry.intervalMs, maxMs: Math.max(telemetry.intervalMs, 60_000) });
+  await sleep(telemetry.initialDelayMs, signal);
+  while (!signal.aborted) {
+    const started = Date.now();
+    const ok = await once(telemetry, config, deps, signal);
+    if (ok) backoff.reset();
+    // Fixed rate: the interval runs from one poll's start to the next; failures add a growing pause.
+    const wait = Math.max(0, telemetry.intervalMs - (Date.now() - started)) + (ok ? 0 : backoff.next());
+    await sleep(wait, signal);
+  }
+}
+
+/** Starts every telemetry of `config`; they all stop when `signal` aborts. */
+export function startTelemetries(config: DeviceShifuConfig, deps: TelemetryDeps, signal: AbortSignal): Promise<void> {
+  return Promise.all(config.telemetries.map((t) => loop(t, config, deps, signal))).then(() => undefined);
+}

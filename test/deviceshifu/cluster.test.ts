@@ -1,0 +1,113 @@
+// deviceShifu in Kubernetes mode against the real control plane: Shifu's thermometer ConfigMap and
+// EdgeDevice (only the address points at the mock, there being no cluster DNS here), read_value
+// through the gateway, the phase written to the status subresource, the EdgeDevice watched.
+import test from 'ava';
+import type { ExecutionContext } from 'ava';
+import { createLogger } from '../../shared/log.ts';
+import { loadConfig } from '../../shared/config.ts';
+import { GROUP, VERSION } from '../../shared/crds/resources.ts';
+import { MERGE_PATCH } from '../../shared/kube/patch.ts';
+import { runInCluster, type RunningDeviceShifu } from '../../deviceshifu/run.ts';
+import { Settings } from '../../deviceshifu/settings.ts';
+import { freshNamespace, sharedKube, type Kube } from '../support/cluster.ts';
+import { installCrds } from '../support/crds.ts';
+import { shifuExample } from '../support/shifu/index.ts';
+import { waitFor } from '../support/wait.ts';
+import { ConfigDir, configMapData } from './support/configdir.ts';
+import { logSink } from './support/gateway.ts';
+import { mockDevice, scriptedDevice } from './support/mocks.ts';
+import { aedesBroker } from './support/brokers.ts';
+
+const CONFIGMAP = new URL('../support/shifu/thermometer-configmap.yaml', import.meta.url);
+
+async function phaseOf(kube: Kube, namespace: string, name: string): Promise<string | undefined> {
+  const object = await kube.custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: 'edgedevices', name }) as { status?: { edgedevicephase?: string } };
+  return object.status?.edgedevicephase;
+}
+
+async function startInCluster(t: ExecutionContext, kube: Kube, input: { namespace: string; name: string; data: Record<string, string> }): Promise<{ running: RunningDeviceShifu; url: string; logs: string[] }> {
+  const config = await ConfigDir.create(t, input.data);
+  const settings = loadConfig(Settings, { argv: ['--port', '0', '--config-dir', config.dir, '--status-interval-ms', '500', '--probe-interval-ms', '500'], env: {} });
+  const logs: string[] = [];
+  const running = await runInCluster({
+    settings, kc: kube.kc, pollMs: 200,
+    env: { EDGEDEVICE_NAME: input.name, EDGEDEVICE_NAMESPACE: input.namespace },
+    logger: createLogger('deviceshifu', { destination: logSink(logs), level: 'debug' }),
+  });
+  t.teardown(() => running.stop());
+  return { running, url: `http://127.0.0.1:${running.address.port}`, logs };
+}
+
+test('Shifu\'s thermometer example runs unchanged: read_value works and the EdgeDevice becomes Running', async (t) => {
+  const kube = await sharedKube();
+  await installCrds(kube);
+  const namespace = await freshNamespace(t, kube, 'thermo');
+  const thermometer = await mockDevice(t, 'thermometer');
+  const [edgeDevice] = shifuExample('thermometer', namespace) as Array<{ metadata: { name: string }; spec: { address: string } }>;
+  if (edgeDevice === undefined) throw new Error('no thermometer example');
+  edgeDevice.spec.address = thermometer.address;
+  await kube.custom.createNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: 'edgedevices', body: edgeDevice });
+  const data = await configMapData(CONFIGMAP);
+  await kube.core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'thermometer-configmap-0.0.1' }, data } });
+  t.is(await phaseOf(kube, namespace, 'edgedevice-thermometer'), undefined);
+
+  const { url, running } = await startInCluster(t, kube, { namespace, name: 'edgedevice-thermometer', data });
+  const reading = await waitFor('read_value through deviceShifu', async () => {
+    const response = await fetch(`${url}/read_value`);
+    return response.status === 200 ? await response.text() : undefined;
+  }, { timeoutMs: 20_000 });
+  t.regex(reading, /^(1\d|2\d|30)$/);
+  await waitFor('the EdgeDevice phase to become Running', async () => ((await phaseOf(kube, namespace, 'edgedevice-thermometer')) === 'Running' ? true : undefined), { timeoutMs: 30_000 });
+  const described = await (await fetch(`${url}/instructions`)).json() as { device: { sku: string }; instructions: Array<{ name: string }> };
+  t.is(described.device.sku, 'Thermometer');
+  t.deepEqual(described.instructions.map((i) => i.name), ['get_status', 'read_value']);
+  const writes = await (await fetch(`${url}/metrics`)).text();
+  t.regex(writes, /edgeshifu_deviceshifu_status_writes_total\{result="ok"[^}]*\} [1-3]\n/);
+  t.is(running.gateway.currentPhase(), 'Running');
+});
+
+test('in the cluster: a device without telemetry is Running by its probes, Unknown (not Failed) when gone, and an address change is followed', async (t) => {
+  const kube = await sharedKube();
+  await installCrds(kube);
+  const namespace = await freshNamespace(t, kube, 'notel');
+  const first = await scriptedDevice(t);
+  const name = 'edgedevice-plain';
+  await kube.custom.createNamespacedCustomObject({
+    group: GROUP, version: VERSION, namespace, plural: 'edgedevices',
+    body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'EdgeDevice', metadata: { name }, spec: { sku: 'plain', connection: 'Ethernet', address: first.address, protocol: 'HTTP' } },
+  });
+  const { url } = await startInCluster(t, kube, { namespace, name, data: { instructions: 'instructions:\n  echo:\n    readWrite: RW\n' } });
+  await waitFor('Running from probes alone', async () => ((await phaseOf(kube, namespace, name)) === 'Running' ? true : undefined), { timeoutMs: 30_000 });
+  const echo = await fetch(`${url}/echo`, { headers: { authorization: 'Bearer not-for-devices' } });
+  t.is(echo.status, 200);
+  t.false(first.requests.some((r) => r.headers.authorization !== undefined), 'no credential ever reaches the device');
+
+  const second = await scriptedDevice(t);
+  await kube.custom.patchNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: 'edgedevices', name, body: { spec: { address: second.address } } }, MERGE_PATCH);
+  await waitFor('requests to follow the new address', async () => {
+    await (await fetch(`${url}/echo`)).arrayBuffer();
+    return second.requests.some((r) => r.url === '/echo') ? true : undefined;
+  }, { timeoutMs: 20_000 });
+  await second.close();
+  await first.close();
+  await waitFor('Unknown once the device is gone', async () => ((await phaseOf(kube, namespace, name)) === 'Unknown' ? true : undefined), { timeoutMs: 30_000 });
+  t.not(await phaseOf(kube, namespace, name), 'Failed');
+});
+
+test('in the cluster: MQTT broker credentials come from the Secret the EdgeDevice names', async (t) => {
+  const kube = await sharedKube();
+  await installCrds(kube);
+  const namespace = await freshNamespace(t, kube, 'mqttsec');
+  const broker = await aedesBroker(t, { auth: { username: 'plant', password: 'fr0m-secret' } });
+  await kube.core.createNamespacedSecret({ namespace, body: { metadata: { name: 'broker-login' }, stringData: { username: 'plant', password: 'fr0m-secret' } } });
+  const [edgeDevice] = shifuExample('mqtt', namespace) as Array<{ metadata: { name: string }; spec: { address: string; protocolSettings: { MQTTSetting: Record<string, string> } } }>;
+  if (edgeDevice === undefined) throw new Error('no mqtt example');
+  edgeDevice.spec.address = `127.0.0.1:${broker.port}`;
+  edgeDevice.spec.protocolSettings.MQTTSetting.MQTTServerSecret = 'broker-login';
+  await kube.custom.createNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: 'edgedevices', body: edgeDevice });
+  const { url, logs } = await startInCluster(t, kube, { namespace, name: edgeDevice.metadata.name, data: { instructions: 'instructions:\n  get_topicmsg1:\n    protocolPropertyList:\n      MQTTTopic: /test/test1\n' } });
+  await waitFor('the EdgeDevice to become Running through the authenticated broker', async () => ((await phaseOf(kube, namespace, edgeDevice.metadata.name)) === 'Running' ? true : undefined), { timeoutMs: 30_000 });
+  const publish = await fetch(`${url}/get_topicmsg1`, { method: 'POST', body: 'hello' });
+  t.is(publish.status, 200);
+  t.false(logs.some((l) => l.includes('fr0m-secret')), 'the Secret never reaches a log line');
+});

@@ -1,0 +1,200 @@
+// The north-bound HTTP API against a scripted HTTP device: methods by readWrite, 404/405, query
+// encoding, timeouts, error mapping, body limit, streaming, and credentials kept from devices.
+import test from 'ava';
+import { freePort } from '../support/controlplane/ports.ts';
+import { waitFor } from '../support/wait.ts';
+import { startGateway, type TestGateway } from './support/gateway.ts';
+import { garbageDevice, scriptedDevice } from './support/mocks.ts';
+
+const INSTRUCTIONS = [
+  'instructionSettings:', '  defaultTimeoutSeconds: 5', 'instructions:',
+  '  echo:', '    readWrite: RW', '    description: Sends the request back',
+  '  reader:', '    readWrite: R',
+  '  writer:', '    readWrite: W',
+  '  slow:', '    readWrite: R',
+  '  half:', '    readWrite: R',
+  '  halfbig:', '    readWrite: R',
+  '  big:', '    readWrite: R',
+  '  fail:', '    readWrite: R',
+].join('\n');
+
+async function gatewayTo(t: Parameters<typeof startGateway>[0], address: string, argv: string[] = []): Promise<TestGateway> {
+  return startGateway(t, { data: { instructions: INSTRUCTIONS }, spec: { protocol: 'HTTP', address, description: 'A scripted device' }, argv });
+}
+
+interface ErrorBody { error: { kind: string; message: string; instruction?: string } }
+
+test('a GET reaches the device with the query re-encoded and deviceShifu\'s timeout parameter removed', async (t) => {
+  const device = await scriptedDevice(t);
+  const gateway = await gatewayTo(t, device.address);
+  const response = await gateway.get('/echo?name=a%20b&amp=%26%3D&timeout=5&tag=%C3%A9');
+  t.is(response.status, 200);
+  t.is(response.headers.get('x-device'), 'scripted');
+  const echoed = await response.json() as { url: string };
+  t.is(echoed.url, '/echo?name=a+b&amp=%26%3D&tag=%C3%A9');
+  t.is(new URL(echoed.url, 'http://x').searchParams.get('amp'), '&=');
+});
+
+const METHODS: ReadonlyArray<[string, string, number, string | null]> = [
+  ['reader', 'GET', 200, null], ['reader', 'POST', 405, 'GET, HEAD'], ['reader', 'PUT', 405, 'GET, HEAD'],
+  ['writer', 'POST', 200, null], ['writer', 'PUT', 200, null], ['writer', 'GET', 405, 'POST, PUT'], ['writer', 'DELETE', 405, 'POST, PUT'],
+  ['echo', 'GET', 200, null], ['echo', 'POST', 200, null], ['echo', 'PUT', 200, null], ['echo', 'DELETE', 405, 'GET, HEAD, POST, PUT'],
+];
+
+test('methods follow readWrite: R is GET, W is POST/PUT, RW all; others are 405 with Allow', async (t) => {
+  const device = await scriptedDevice(t);
+  const gateway = await gatewayTo(t, device.address);
+  for (const [instruction, method, status, allow] of METHODS) {
+    const response = await gateway.get(`/${instruction}`, { method, ...(method === 'POST' || method === 'PUT' ? { body: 'x' } : {}) });
+    t.is(response.status, status, `${method} /${instruction}`);
+    t.is(response.headers.get('allow'), allow, `${method} /${instruction} Allow`);
+    if (status === 405) t.like(await response.json(), { error: { kind: 'invalid', instruction } });
+    else await response.arrayBuffer();
+  }
+  t.is(device.requests.filter((r) => r.url.startsWith('/reader') || r.url.startsWith('/writer') || r.url.startsWith('/echo')).length, METHODS.filter((m) => m[2] === 200).length);
+});
+
+test('a POST body reaches the device unchanged', async (t) => {
+  const device = await scriptedDevice(t);
+  const gateway = await gatewayTo(t, device.address);
+  const response = await gateway.get('/writer', { method: 'POST', body: '{"value": "ünïcode"}', headers: { 'content-type': 'application/json' } });
+  t.is(response.status, 200);
+  t.is(device.requests.at(-1)?.body, '{"value": "ünïcode"}');
+  t.is(device.requests.at(-1)?.headers['content-type'], 'application/json');
+});
+
+test('an unknown instruction is 404 listing the known ones', async (t) => {
+  const device = await scriptedDevice(t);
+  const gateway = await gatewayTo(t, device.address);
+  const response = await gateway.get('/read_value');
+  t.is(response.status, 404);
+  const body = await response.json() as ErrorBody;
+  t.is(body.error.kind, 'not-found');
+  t.regex(body.error.message, /no instruction "read_value"; this device has: echo, reader, writer, slow, half, halfbig, big, fail/);
+  t.is(device.requests.length, 0);
+});
+
+test('the caller\'s credentials and cookies never reach the device; other headers do', async (t) => {
+  const device = await scriptedDevice(t);
+  const gateway = await gatewayTo(t, device.address);
+  const response = await gateway.get('/echo', {
+    headers: { authorization: 'Bearer eyJhbGciOiJSUzI1NiIsImtpZCI6InNlcnZpY2VhY2NvdW50In0.token', cookie: 'session=1', 'proxy-authorization': 'Basic eDp5', 'x-trace': 'abc' },
+  });
+  t.is(response.status, 200);
+  const seen = device.requests.at(-1)?.headers ?? {};
+  t.is(seen.authorization, undefined);
+  t.is(seen.cookie, undefined);
+  t.is(seen['proxy-authorization'], undefined);
+  t.is(seen['x-trace'], 'abc');
+  t.false(JSON.stringify(seen).includes('eyJhbGci'));
+});
+
+test('a device that does not answer within ?timeout= is 504, and a non-numeric timeout is 400', async (t) => {
+  const device = await scriptedDevice(t);
+  const gateway = await gatewayTo(t, device.address);
+  const pending = gateway.get('/slow?timeout=1');
+  const meanwhile = await gateway.get('/echo');
+  t.is(meanwhile.status, 200, 'a slow device call does not hold up other instructions');
+  await meanwhile.arrayBuffer();
+  t.is((await pending).status, 504);
+  const slow = await gateway.get('/slow?timeout=0.3');
+  t.is(slow.status, 504);
+  const body = await slow.json() as ErrorBody;
+  t.deepEqual(Object.keys(body), ['error']);
+  t.is(body.error.kind, 'timeout');
+  t.is(body.error.instruction, 'slow');
+  t.regex(body.error.message, /did not answer slow within 0.3 s/);
+  const bad = await gateway.get('/reader?timeout=soon');
+  t.is(bad.status, 400);
+  t.like(await bad.json(), { error: { kind: 'invalid', instruction: 'reader' } });
+  t.is((await gateway.get('/reader?timeout=-1')).status, 200);
+});
+
+test('the instruction default timeout applies when ?timeout= is absent', async (t) => {
+  const device = await scriptedDevice(t);
+  const gateway = await startGateway(t, {
+    data: { instructions: 'instructionSettings:\n  defaultTimeoutSeconds: 1\ninstructions:\n  slow:\n' }, spec: { protocol: 'HTTP', address: device.address },
+  });
+  const response = await gateway.get('/slow');
+  t.is(response.status, 504);
+  t.regex((await response.json() as ErrorBody).error.message, /within 1 s/);
+});
+
+test('an unreachable device is 502 and says the connection was refused', async (t) => {
+  const gateway = await gatewayTo(t, `127.0.0.1:${await freePort()}`);
+  const response = await gateway.get('/reader');
+  t.is(response.status, 502);
+  const body = await response.json() as ErrorBody;
+  t.is(body.error.kind, 'unavailable');
+  t.regex(body.error.message, /refused the connection/);
+});
+
+test('a device answering garbage is 502, and the gateway keeps serving', async (t) => {
+  const garbage = await garbageDevice(t);
+  const gateway = await gatewayTo(t, garbage.address);
+  const response = await gateway.get('/reader');
+  t.is(response.status, 502);
+  t.regex((await response.json() as ErrorBody).error.message, /invalid HTTP response/);
+  t.is((await gateway.get('/health')).status, 200);
+});
+
+test('a device closing mid-response is a 502 for a small reply, a cut-short stream for a large one, and other instructions keep working', async (t) => {
+  const device = await scriptedDevice(t);
+  const gateway = await gatewayTo(t, device.address);
+  const small = await gateway.get('/half');
+  t.is(small.status, 502);
+  t.regex((await small.json() as ErrorBody).error.message, /closed the connection in the middle of its reply to half/);
+  const large = await gateway.get('/halfbig');
+  t.is(large.status, 200);
+  await t.throwsAsync(large.arrayBuffer());
+  const next = await gateway.get('/echo');
+  t.is(next.status, 200);
+  await next.arrayBuffer();
+});
+
+test('device status, headers and a large body are streamed back as they are', async (t) => {
+  const device = await scriptedDevice(t);
+  const gateway = await gatewayTo(t, device.address);
+  const fail = await gateway.get('/fail');
+  t.is(fail.status, 500);
+  t.is(fail.headers.get('x-device'), 'scripted');
+  await fail.arrayBuffer();
+  const big = Buffer.from(await (await gateway.get('/big')).arrayBuffer());
+  t.is(big.length, 64 * 1024);
+  t.is(big[1024 * 63], 63);
+});
+
+test('a body over the limit is 413 and the next request is served', async (t) => {
+  const device = await scriptedDevice(t);
+  const gateway = await gatewayTo(t, device.address, ['--body-limit-bytes', '1024']);
+  const big = await gateway.get('/writer', { method: 'POST', body: 'x'.repeat(4096) });
+  t.is(big.status, 413);
+  t.like(await big.json(), { error: { kind: 'invalid', instruction: 'writer' } });
+  t.false(device.requests.some((r) => r.url === '/writer'));
+  const small = await gateway.get('/writer', { method: 'POST', body: 'ok' });
+  t.is(small.status, 200);
+});
+
+test('/health, /ready, /metrics and /instructions describe the gateway and the device', async (t) => {
+  const device = await scriptedDevice(t);
+  const gateway = await gatewayTo(t, device.address);
+  t.is(await (await gateway.get('/health')).text(), 'ok');
+  await waitFor('the probe to make the gateway ready', async () => ((await gateway.get('/ready')).status === 200 ? true : undefined), { timeoutMs: 10_000 });
+  await (await gateway.get('/reader')).arrayBuffer();
+  const metrics = await (await gateway.get('/metrics')).text();
+  t.regex(metrics, /edgeshifu_deviceshifu_requests_total\{instruction="reader",method="GET",status="200"/);
+  t.regex(metrics, /edgeshifu_deviceshifu_device_latency_seconds_count\{[^}]*instruction="reader"[^}]*\} 1/);
+  const description = await (await gateway.get('/instructions')).json() as { device: { description: string }; instructions: Array<{ name: string; methods: string[]; description?: string }> };
+  t.is(description.device.description, 'A scripted device');
+  t.deepEqual(description.instructions.find((i) => i.name === 'echo'), { name: 'echo', path: '/echo', readWrite: 'RW', methods: ['GET', 'HEAD', 'POST', 'PUT'], description: 'Sends the request back' });
+  t.deepEqual(await (await gateway.get('/')).json(), description);
+});
+
+test('/ready is 503 while the device cannot be reached', async (t) => {
+  const gateway = await gatewayTo(t, `127.0.0.1:${await freePort()}`);
+  await waitFor('the first probe', () => gateway.running.gateway.health.snapshot().probe, { timeoutMs: 10_000 });
+  t.false(gateway.running.gateway.health.snapshot().probe?.ok);
+  const response = await gateway.get('/ready');
+  t.is(response.status, 503);
+  t.like(await response.json(), { ready: false });
+});

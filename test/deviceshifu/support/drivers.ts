@@ -1,0 +1,92 @@
+// Drivers built straight from a ConfigMap and an EdgeDevice spec, as the gateway builds them, and
+// one fixture per protocol with a device that can be started late and restarted on its port.
+import type { ExecutionContext } from 'ava';
+import { createLogger } from '../../../shared/log.ts';
+import type { EdgeDeviceSpec } from '../../../shared/crds/edgedevice.ts';
+import { parseConfig } from '../../../deviceshifu/config/parse.ts';
+import type { Driver, DriverRequest, DriverResponse, SecretReader } from '../../../deviceshifu/drivers/driver.ts';
+import { createDriver } from '../../../deviceshifu/drivers/index.ts';
+import { readAll } from '../../../deviceshifu/telemetry/read-all.ts';
+import { aedesBroker } from './brokers.ts';
+import { logSink } from './gateway.ts';
+import { commandlineStub, mockDevice, scriptedDevice } from './mocks.ts';
+
+export interface BuiltDriver {
+  readonly driver: Driver;
+  readonly logs: string[];
+  call(instruction: string, request?: Partial<DriverRequest>): Promise<{ status: number; body: string; headers: Readonly<Record<string, string>> }>;
+}
+
+export interface DriverSetup {
+  readonly spec: EdgeDeviceSpec;
+  readonly data: Readonly<Record<string, string>>;
+  readonly secrets?: SecretReader;
+  readonly tcpListenPort?: number;
+}
+
+export async function buildDriver(t: ExecutionContext, setup: DriverSetup): Promise<BuiltDriver> {
+  const config = parseConfig(setup.data);
+  const logs: string[] = [];
+  const driver = await createDriver({
+    deviceName: 'edgedevice-test', spec: setup.spec, config,
+    options: { bindAddress: '127.0.0.1', ...(setup.tcpListenPort === undefined ? {} : { tcpListenPort: setup.tcpListenPort }) },
+    secrets: setup.secrets ?? (() => Promise.reject(new Error('no secrets in this test'))),
+    logger: createLogger('deviceshifu', { destination: logSink(logs), level: 'debug' }),
+  });
+  const stop = new AbortController();
+  await driver.start(stop.signal);
+  t.teardown(async () => { stop.abort(); await driver.stop(); });
+  const call = async (name: string, request: Partial<DriverRequest> = {}): Promise<{ status: number; body: string; headers: Readonly<Record<string, string>> }> => {
+    const instruction = config.instructions.get(name);
+    if (instruction === undefined) throw new Error(`test setup: no instruction ${name}`);
+    const response: DriverResponse = await driver.call(instruction, {
+      method: 'GET', query: new URLSearchParams(), headers: {}, body: Buffer.alloc(0), timeoutSeconds: 5, signal: AbortSignal.timeout(5000), ...request,
+    });
+    return { status: response.status, headers: response.headers, body: (await readAll(response.body, 1 << 20)).toString('utf8') };
+  };
+  return { driver, logs, call };
+}
+
+/** A protocol, a device for it on a given port, and one call that must succeed once the device is up. */
+export interface DriverFixture {
+  readonly protocol: string;
+  readonly setup: (port: number) => DriverSetup;
+  readonly startDevice: (t: ExecutionContext, port: number) => Promise<{ close(): Promise<void> }>;
+  readonly instruction: string;
+  readonly request: Partial<DriverRequest>;
+  readonly expected: RegExp;
+}
+
+const address = (port: number): string => `127.0.0.1:${port}`;
+
+export const DRIVER_FIXTURES: readonly DriverFixture[] = [
+  {
+    protocol: 'HTTP',
+    setup: (port) => ({ spec: { protocol: 'HTTP', address: address(port) }, data: { instructions: 'instructions:\n  read_value:\n    readWrite: R\n' } }),
+    startDevice: (t, port) => mockDevice(t, 'thermometer', port),
+    instruction: 'read_value', request: {}, expected: /^(1\d|2\d|30)$/,
+  },
+  {
+    protocol: 'HTTPCommandline',
+    setup: (port) => ({ spec: { protocol: 'HTTPCommandline', address: address(port) }, data: { driverProperties: 'driverExecution: "python driver.py"\n', instructions: 'instructions:\n  start:\n' } }),
+    startDevice: (t, port) => commandlineStub(t, port),
+    instruction: 'start', request: { method: 'POST', query: new URLSearchParams('speed=3') }, expected: /^ran: python driver\.py start speed=3$/,
+  },
+  {
+    protocol: 'Socket',
+    setup: (port) => ({ spec: { protocol: 'Socket', address: address(port), protocolSettings: { SocketSetting: { encoding: 'utf-8', networkType: 'tcp' } } }, data: { instructions: 'instructions:\n  cmd:\n    readWrite: RW\n' } }),
+    startDevice: (t, port) => mockDevice(t, 'socket', port),
+    instruction: 'cmd', request: { method: 'POST', body: Buffer.from('{"command":"hello","timeout":2}') }, expected: /^\{"message":"hello","status":200\}$/,
+  },
+  {
+    protocol: 'MQTT',
+    setup: (port) => ({ spec: { protocol: 'MQTT', address: address(port) }, data: { instructions: 'instructions:\n  set:\n    protocolPropertyList:\n      MQTTTopic: /test/contract\n' } }),
+    startDevice: async (t, port) => {
+      const broker = await aedesBroker(t, { port });
+      return { close: () => broker.stop() };
+    },
+    instruction: 'set', request: { method: 'POST', body: Buffer.from('on') }, expected: /^\{"mqtt_topic":"\/test\/contract","published_bytes":2\}$/,
+  },
+];
+
+export { scriptedDevice };
