@@ -1,5 +1,7 @@
 // The controller against the real control plane with KWOK nodes (issue 3): Shifu's thermometer
 // becomes a deviceShifu bundle on the right node; deletion, bad input and hand edits converge.
+// Serial: each test runs its own control plane and controller, which in parallel would starve a
+// 2-core machine.
 import test from 'ava';
 
 /** client-node returns class instances; compare their JSON. */
@@ -9,7 +11,7 @@ import { waitFor } from '../support/wait.ts';
 import { GROUP, VERSION } from '../../shared/crds/resources.ts';
 import { CONFIG_MAP, conditionOf, createDevice, deploymentOf, edgeCluster, nodeOf, readDevice, thermometer, waitForCondition } from './fixtures.ts';
 
-test("Shifu's thermometer, with only configMapName added, gets its deviceShifu Deployment and Service", async (t) => {
+test.serial("Shifu's thermometer, with only configMapName added, gets its deviceShifu Deployment and Service", async (t) => {
   const { kube } = await edgeCluster(t);
   await kube.addNode('edge-1', { memory: '2Gi' });
   await startController(t, kube);
@@ -54,7 +56,7 @@ test("Shifu's thermometer, with only configMapName added, gets its deviceShifu D
   ]);
 });
 
-test('a device goes to the node with the most free memory, or the closest one when locations are known', async (t) => {
+test.serial('a device goes to the node with the most free memory, or the closest one when locations are known', async (t) => {
   const { kube } = await edgeCluster(t);
   await kube.addNode('small', { memory: '1Gi' });
   await kube.addNode('large', { memory: '8Gi' });
@@ -76,7 +78,7 @@ test('a device goes to the node with the most free memory, or the closest one wh
   t.is(running.map.linkBetween('large', 'devices/by-memory')?.type, 'Ethernet');
 });
 
-test('an attached device runs on its node; with no room anywhere a device stays Pending and says why', async (t) => {
+test.serial('an attached device runs on its node; with no room anywhere a device stays Pending and says why', async (t) => {
   const { kube } = await edgeCluster(t);
   await kube.addNode('usb-host', { memory: '256Mi' });
   await kube.addNode('big', { memory: '8Gi' });
@@ -91,7 +93,7 @@ test('an attached device runs on its node; with no room anywhere a device stays 
   t.is(await deploymentOf(kube, 'nowhere'), undefined);
 });
 
-test('a node too small for the deviceShifu leaves the device Pending with the reason', async (t) => {
+test.serial('a node too small for the deviceShifu leaves the device Pending with the reason', async (t) => {
   const { kube } = await edgeCluster(t);
   await kube.addNode('tiny', { memory: '16Mi' });
   await startController(t, kube);
@@ -105,7 +107,7 @@ test('a node too small for the deviceShifu leaves the device Pending with the re
   t.is((await waitForCondition(kube, 'squeezed', 'Scheduled', { status: 'True' })).status?.nodeName, 'roomy');
 });
 
-test('a missing ConfigMap is reported, and fixed by creating it', async (t) => {
+test.serial('a missing ConfigMap is reported, and fixed by creating it', async (t) => {
   const { kube } = await edgeCluster(t);
   await kube.addNode('edge-1');
   await startController(t, kube);
@@ -121,7 +123,7 @@ test('a missing ConfigMap is reported, and fixed by creating it', async (t) => {
   t.truthy(await waitFor('the Deployment', () => deploymentOf(kube, 'no-config')));
 });
 
-test('deleting an EdgeDevice removes its bundle and then the device', async (t) => {
+test.serial('deleting an EdgeDevice removes its bundle and then the device', async (t) => {
   const { kube } = await edgeCluster(t);
   await kube.addNode('edge-1');
   const running = await startController(t, kube);
@@ -137,7 +139,7 @@ test('deleting an EdgeDevice removes its bundle and then the device', async (t) 
   t.pass();
 });
 
-test('a deviceShifu Deployment deleted or edited by hand is put back', async (t) => {
+test.serial('a deviceShifu Deployment deleted or edited by hand is put back', async (t) => {
   const { kube } = await edgeCluster(t);
   await kube.addNode('edge-1');
   await startController(t, kube);
@@ -162,7 +164,7 @@ test('a deviceShifu Deployment deleted or edited by hand is put back', async (t)
   t.is(restored.metadata?.uid, recreated.metadata?.uid);
 });
 
-test('an EdgeDevice whose name cannot name a Service fails with a condition and no bundle', async (t) => {
+test.serial('an EdgeDevice whose name cannot name a Service fails with a condition and no bundle', async (t) => {
   const { kube } = await edgeCluster(t);
   await kube.addNode('edge-1');
   await startController(t, kube);

@@ -31,7 +31,7 @@ function started(t: ExecutionContext, process: ManagedProcess): ManagedProcess {
   return process;
 }
 
-test('killed with SIGKILL mid-way through 200 devices, the restarted controller leaves exactly one bundle per device', async (t) => {
+test.serial('killed with SIGKILL mid-way through 200 devices, the restarted controller leaves exactly one bundle per device', async (t) => {
   const { cluster, kube } = await edgeCluster(t);
   for (const name of ['n1', 'n2', 'n3', 'n4']) await kube.addNode(name, { memory: '8Gi', cpu: '16', pods: '200' });
   const names = Array.from({ length: 200 }, (_, i) => `dev-${String(i).padStart(3, '0')}`);
@@ -82,7 +82,7 @@ async function logOf(process: ManagedProcess): Promise<string> {
   return readFile(process.spec.logFile, 'utf8').catch(() => '');
 }
 
-test('two replicas elect one leader, and the other takes over when the leader dies', async (t) => {
+test.serial('two replicas elect one leader, and the other takes over when the leader dies', async (t) => {
   const { cluster, kube } = await edgeCluster(t);
   await kube.core.createNamespace({ body: { metadata: { name: 'edgeshifu-system' } } });
   await kube.addNode('edge-1', { memory: '4Gi' });

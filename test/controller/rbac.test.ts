@@ -46,7 +46,7 @@ const CLUSTER_WIDE = [
   'roles.rbac.authorization.k8s.io [] [] [get create patch delete]',
 ];
 
-test('the controller ServiceAccount holds exactly the grants it uses, namespace by namespace', async (t) => {
+test.serial('the controller ServiceAccount holds exactly the grants it uses, namespace by namespace', async (t) => {
   const { kube } = await edgeCluster(t);
   await applyManifests(kube);
   t.deepEqual(await extraGrants(kube, 'devices'), CLUSTER_WIDE);
@@ -61,7 +61,7 @@ test('the controller ServiceAccount holds exactly the grants it uses, namespace 
   t.is(secrets.stdout.trim(), 'no', 'never secrets');
 });
 
-test('the controller does its whole job with only its ServiceAccount token', async (t) => {
+test.serial('the controller does its whole job with only its ServiceAccount token', async (t) => {
   const { kube } = await edgeCluster(t);
   await applyManifests(kube);
   await kube.addNode('edge-1');

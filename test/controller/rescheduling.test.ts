@@ -7,7 +7,7 @@ import { waitFor } from '../support/wait.ts';
 import { GROUP, VERSION } from '../../shared/crds/resources.ts';
 import { conditionOf, createDevice, deploymentOf, edgeCluster, nodeOf, readDevice, thermometer, waitForCondition } from './fixtures.ts';
 
-test("a cordoned or deleted node's devices move to another node, and an attached device turns Unknown", async (t) => {
+test.serial("a cordoned or deleted node's devices move to another node, and an attached device turns Unknown", async (t) => {
   const { kube } = await edgeCluster(t);
   await kube.addNode('a', { memory: '8Gi' });
   await kube.addNode('b', { memory: '2Gi' });
@@ -35,7 +35,7 @@ test("a cordoned or deleted node's devices move to another node, and an attached
   t.pass();
 });
 
-test('a device moves once to a clearly better node and does not flap', async (t) => {
+test.serial('a device moves once to a clearly better node and does not flap', async (t) => {
   const { kube } = await edgeCluster(t);
   await kube.addNode('old', { memory: '1Gi' });
   const running = await startController(t, kube);
@@ -59,7 +59,7 @@ test('a device moves once to a clearly better node and does not flap', async (t)
   t.is(events.items.filter((e) => e.involvedObject.name === 'drifter' && e.reason === 'Rescheduled').length, 1);
 });
 
-test('the controller rides out an API server restart and serves devices created afterwards', async (t) => {
+test.serial('the controller rides out an API server restart and serves devices created afterwards', async (t) => {
   const { cluster, kube } = await edgeCluster(t);
   await kube.addNode('edge-1');
   const running = await startController(t, kube);
