@@ -1,10 +1,9 @@
 // Every write the controller makes, behind one narrow interface (STYLE.md habit 5): server-side
 // apply with a fixed field manager, deletes that tolerate "already gone", status and finalizer
 // patches guarded by resourceVersion, and Events.
-import { AppsV1Api, CoreV1Api, CustomObjectsApi, RbacAuthorizationV1Api, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
-import { Applier } from '../shared/kube/apply.ts';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { KubeClient } from '../shared/kube/client.ts';
 import { kubeStatusOf, toKubeError } from '../shared/kube/errors.ts';
-import { MERGE_PATCH } from '../shared/kube/patch.ts';
 import { GROUP, VERSION } from '../shared/crds/resources.ts';
 import type { EdgeDeviceStatus } from '../shared/crds/edgedevice.ts';
 import type { EdgeDevice } from './world.ts';
@@ -22,35 +21,48 @@ export interface KubeWriter {
   event(device: EdgeDevice, type: 'Normal' | 'Warning', reason: string, message: string): Promise<void>;
 }
 
-export class ApiWriter implements KubeWriter {
-  private readonly applier: Applier;
-  private readonly core: CoreV1Api;
-  private readonly apps: AppsV1Api;
-  private readonly rbac: RbacAuthorizationV1Api;
-  private readonly custom: CustomObjectsApi;
+const PATHS: Readonly<Record<BundleKind, string>> = {
+  Deployment: '/apis/apps/v1/namespaces/{ns}/deployments',
+  Service: '/api/v1/namespaces/{ns}/services',
+  ServiceAccount: '/api/v1/namespaces/{ns}/serviceaccounts',
+  Role: '/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/roles',
+  RoleBinding: '/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/rolebindings',
+};
 
-  constructor(kc: KubeConfig) {
-    this.applier = new Applier(kc);
-    this.core = kc.makeApiClient(CoreV1Api);
-    this.apps = kc.makeApiClient(AppsV1Api);
-    this.rbac = kc.makeApiClient(RbacAuthorizationV1Api);
-    this.custom = kc.makeApiClient(CustomObjectsApi);
+function objectPath(kind: string | undefined, namespace: string, name: string): string {
+  const collection = PATHS[kind as BundleKind] as string | undefined;
+  if (collection === undefined) throw new Error(`no path for kind ${kind ?? '?'}`);
+  return `${collection.replace('{ns}', encodeURIComponent(namespace))}/${encodeURIComponent(name)}`;
+}
+
+function devicePath(device: EdgeDevice): string {
+  const { name = '', namespace = '' } = device.metadata;
+  return `/apis/${GROUP}/${VERSION}/namespaces/${encodeURIComponent(namespace)}/edgedevices/${encodeURIComponent(name)}`;
+}
+
+const MERGE = 'application/merge-patch+json';
+
+export class ApiWriter implements KubeWriter {
+  private readonly client: KubeClient;
+
+  constructor(client: KubeClient) {
+    this.client = client;
   }
 
   async apply<T extends KubernetesObject>(object: T): Promise<T> {
-    return this.applier.apply(object, { fieldManager: FIELD_MANAGER, force: true });
+    const { name = '', namespace = '' } = object.metadata ?? {};
+    try {
+      return await this.client.request<T>('PATCH', objectPath(object.kind, namespace, name), {
+        query: { fieldManager: FIELD_MANAGER, force: true }, contentType: 'application/apply-patch+yaml', body: object,
+      });
+    } catch (err) {
+      throw toKubeError(err, `apply ${object.kind ?? '?'} ${namespace}/${name}`);
+    }
   }
 
   async remove(kind: BundleKind, namespace: string, name: string): Promise<void> {
-    const request = { namespace, name, propagationPolicy: 'Background' };
     try {
-      switch (kind) {
-        case 'Deployment': await this.apps.deleteNamespacedDeployment(request); break;
-        case 'Service': await this.core.deleteNamespacedService(request); break;
-        case 'ServiceAccount': await this.core.deleteNamespacedServiceAccount(request); break;
-        case 'Role': await this.rbac.deleteNamespacedRole(request); break;
-        case 'RoleBinding': await this.rbac.deleteNamespacedRoleBinding(request); break;
-      }
+      await this.client.request('DELETE', objectPath(kind, namespace, name), { query: { propagationPolicy: 'Background' } });
     } catch (err) {
       if (kubeStatusOf(err)?.code === 404) return;
       throw toKubeError(err, `delete ${kind} ${namespace}/${name}`);
@@ -58,33 +70,30 @@ export class ApiWriter implements KubeWriter {
   }
 
   async patchStatus(device: EdgeDevice, status: EdgeDeviceStatus): Promise<EdgeDevice> {
-    const { name = '', namespace = '', resourceVersion } = device.metadata;
     try {
-      return await this.custom.patchNamespacedCustomObjectStatus({
-        group: GROUP, version: VERSION, plural: 'edgedevices', namespace, name, body: { metadata: { resourceVersion }, status },
-      }, MERGE_PATCH) as EdgeDevice;
+      return await this.client.request<EdgeDevice>('PATCH', `${devicePath(device)}/status`, {
+        contentType: MERGE, body: { metadata: { resourceVersion: device.metadata.resourceVersion }, status },
+      });
     } catch (err) {
-      throw toKubeError(err, `write status of EdgeDevice ${namespace}/${name}`);
+      throw toKubeError(err, `write status of EdgeDevice ${device.metadata.namespace ?? ''}/${device.metadata.name ?? ''}`);
     }
   }
 
   async setFinalizers(device: EdgeDevice, finalizers: string[]): Promise<EdgeDevice> {
-    const { name = '', namespace = '', resourceVersion } = device.metadata;
     try {
-      return await this.custom.patchNamespacedCustomObject({
-        group: GROUP, version: VERSION, plural: 'edgedevices', namespace, name, body: { metadata: { resourceVersion, finalizers } },
-      }, MERGE_PATCH) as EdgeDevice;
+      return await this.client.request<EdgeDevice>('PATCH', devicePath(device), {
+        contentType: MERGE, body: { metadata: { resourceVersion: device.metadata.resourceVersion, finalizers } },
+      });
     } catch (err) {
-      throw toKubeError(err, `set finalizers of EdgeDevice ${namespace}/${name}`);
+      throw toKubeError(err, `set finalizers of EdgeDevice ${device.metadata.namespace ?? ''}/${device.metadata.name ?? ''}`);
     }
   }
 
   async event(device: EdgeDevice, type: 'Normal' | 'Warning', reason: string, message: string): Promise<void> {
     const { name = '', namespace = '', uid } = device.metadata;
-    const now = new Date();
+    const now = new Date().toISOString();
     try {
-      await this.core.createNamespacedEvent({
-        namespace,
+      await this.client.request('POST', `/api/v1/namespaces/${encodeURIComponent(namespace)}/events`, {
         body: {
           metadata: { generateName: `${name}.` },
           involvedObject: { apiVersion: device.apiVersion, kind: 'EdgeDevice', name, namespace, uid },

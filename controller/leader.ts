@@ -2,13 +2,14 @@
 // client-go's timings: 15 s lease, renew within 10 s, retry every 2 s. Only the leader
 // reconciles; a leader that cannot renew in time stops leading (the caller exits), and a leader
 // that stops cleanly hands the lease back so the next one takes over at once.
-import { CoordinationV1Api, V1MicroTime, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
+import type { V1Lease } from '@kubernetes/client-node';
+import type { KubeClient } from '../shared/kube/client.ts';
 import { sleep } from '../shared/backoff.ts';
 import { kubeStatusOf, toKubeError } from '../shared/kube/errors.ts';
 import type { Logger } from '../shared/log.ts';
 
 export interface LeaderElectionOptions {
-  readonly kc: KubeConfig;
+  readonly client: KubeClient;
   readonly namespace: string;
   readonly name: string;
   readonly identity: string;
@@ -29,14 +30,12 @@ export function canAcquire(lease: V1Lease | undefined, identity: string, now: nu
 
 export class LeaderElector {
   private readonly options: LeaderElectionOptions;
-  private readonly api: CoordinationV1Api;
   private readonly stopper = new AbortController();
   private leading = false;
   private lastRenew = 0;
 
   constructor(options: LeaderElectionOptions) {
     this.options = options;
-    this.api = options.kc.makeApiClient(CoordinationV1Api);
   }
 
   get isLeader(): boolean {
@@ -91,16 +90,20 @@ export class LeaderElector {
       spec: {
         holderIdentity: this.options.identity,
         leaseDurationSeconds: Math.round(this.durationMs / 1000),
-        acquireTime: taking || spec.acquireTime === undefined ? new V1MicroTime(now) : spec.acquireTime,
-        renewTime: new V1MicroTime(now),
+        acquireTime: taking || spec.acquireTime === undefined ? microTime(now) : spec.acquireTime,
+        renewTime: microTime(now),
         leaseTransitions: (spec?.leaseTransitions ?? 0) + (taking && spec?.holderIdentity ? 1 : 0),
       },
     };
   }
 
+  private get path(): string {
+    return `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(this.options.namespace)}/leases`;
+  }
+
   private async read(): Promise<V1Lease | undefined> {
     try {
-      return await this.api.readNamespacedLease({ name: this.options.name, namespace: this.options.namespace });
+      return await this.options.client.request<V1Lease>('GET', `${this.path}/${encodeURIComponent(this.options.name)}`);
     } catch (err) {
       if (kubeStatusOf(err)?.code === 404) return undefined;
       throw toKubeError(err, 'read the leader lease');
@@ -113,8 +116,8 @@ export class LeaderElector {
       const lease = await this.read();
       if (!canAcquire(lease, this.options.identity, now, this.durationMs)) return false;
       const body = this.leaseBody(lease, now);
-      if (lease === undefined) await this.api.createNamespacedLease({ namespace: this.options.namespace, body });
-      else await this.api.replaceNamespacedLease({ name: this.options.name, namespace: this.options.namespace, body });
+      if (lease === undefined) await this.options.client.request('POST', this.path, { body });
+      else await this.options.client.request('PUT', `${this.path}/${encodeURIComponent(this.options.name)}`, { body });
       this.lastRenew = now;
       return true;
     } catch (err) {
@@ -130,11 +133,18 @@ export class LeaderElector {
     try {
       const lease = await this.read();
       if (lease?.spec?.holderIdentity !== this.options.identity) return;
-      const body = { ...lease, spec: { ...lease.spec, holderIdentity: '', renewTime: new V1MicroTime(0), leaseDurationSeconds: 1 } };
-      await this.api.replaceNamespacedLease({ name: this.options.name, namespace: this.options.namespace, body });
+      const body = { ...lease, spec: { ...lease.spec, holderIdentity: '', renewTime: microTime(0), leaseDurationSeconds: 1 } };
+      await this.options.client.request('PUT', `${this.path}/${encodeURIComponent(this.options.name)}`, { body });
       this.options.logger.info('released the lease');
     } catch (err) {
       this.options.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'could not release the lease');
     }
   }
+}
+
+/** metav1.MicroTime: RFC 3339 with microseconds. */
+function microTime(ms: number): Date {
+  const date = new Date(ms);
+  date.toJSON = (): string => date.toISOString().replace('Z', '000Z');
+  return date;
 }

@@ -1,8 +1,8 @@
 // The controller process: configuration, logs, metrics and health server, leader election, and
 // the reconcilers once elected. Stateless: everything is rebuilt from the API server at start.
 import { hostname } from 'node:os';
-import { KubeConfig } from '@kubernetes/client-node';
 import { loadConfig, printableConfig } from '../shared/config.ts';
+import { defaultEndpoint, KubeClient } from '../shared/kube/client.ts';
 import { createLogger } from '../shared/log.ts';
 import { createRegistry } from '../shared/metrics.ts';
 import { Gauge } from 'prom-client';
@@ -14,24 +14,18 @@ import { EdgeMap } from '../edgemap/index.ts';
 import { edgeMapRouter } from '../edgemap/http/router.ts';
 import { EdgeMapTopology } from './edgemap-topology.ts';
 
-function kubeConfig(path: string | undefined): KubeConfig {
-  const kc = new KubeConfig();
-  if (path !== undefined) kc.loadFromFile(path);
-  else kc.loadFromDefault();
-  return kc;
-}
 
 export async function runController(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
   const logger = createLogger('controller');
   const config = loadConfig(ControllerConfig, { argv, env });
   logger.info({ config: printableConfig(ControllerConfig, config) }, 'effective configuration');
-  const kc = kubeConfig(config.kubeconfig);
+  const client = new KubeClient(defaultEndpoint(config.kubeconfig, env));
   const registry = createRegistry('controller');
   const map = new EdgeMap({ onListenerError: (err) => { logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'edgeMap listener failed'); } });
   const shutdown = new AbortController();
-  const controller = new Controller({ kc, config, logger, registry, topology: new EdgeMapTopology(map, logger.child({ part: 'edgemap' })) });
+  const controller = new Controller({ client, config, logger, registry, topology: new EdgeMapTopology(map, logger.child({ part: 'edgemap' })) });
   const identity = config.identity ?? env.HOSTNAME ?? hostname();
-  const elector = new LeaderElector({ kc, namespace: config.leaseNamespace, name: config.leaseName, identity, logger });
+  const elector = new LeaderElector({ client, namespace: config.leaseNamespace, name: config.leaseName, identity, logger });
   const leaderGauge = new Gauge({ name: 'edgeshifu_leader', help: '1 while this replica leads', registers: [registry] });
   const app = controllerApp({
     registry,
@@ -58,10 +52,17 @@ export async function runController(argv: readonly string[], env: NodeJS.Process
   await controller.stop();
   shutdown.abort();
   server.close();
+  client.close();
   logger.info({ outcome }, 'controller stopped');
   return outcome === 'lost' ? 1 : 0;
 }
 
 if (import.meta.url === `file://${process.argv[1] ?? ''}`) {
-  process.exitCode = await runController(process.argv.slice(2), process.env);
+  try {
+    process.exitCode = await runController(process.argv.slice(2), process.env);
+  } catch (err) {
+    // bad configuration or kubeconfig: say what to fix, no stack trace
+    createLogger('controller').fatal({ err: err instanceof Error ? err.message : String(err) }, 'cannot start');
+    process.exitCode = 2;
+  }
 }

@@ -1,7 +1,8 @@
 // Wires the controller: informers → work queue → EdgeDevice reconciler, plus the edgeMap feed
 // from EdgeNodes and Nodes. Every change is mapped to the device keys it concerns; reconcile
 // reads the world afresh (level-based), so a missed or doubled event costs nothing.
-import type { KubeConfig, KubernetesObject, V1Node } from '@kubernetes/client-node';
+import type { KubernetesObject, V1Node } from '@kubernetes/client-node';
+import type { KubeClient } from '../shared/kube/client.ts';
 import type { Registry } from 'prom-client';
 import { Gauge } from 'prom-client';
 import type { Logger } from '../shared/log.ts';
@@ -18,7 +19,7 @@ import type { Topology } from './topology.ts';
 import { World, type EdgeDevice, type EdgeNode } from './world.ts';
 
 export interface ControllerDeps {
-  readonly kc: KubeConfig;
+  readonly client: KubeClient;
   readonly config: ControllerConfig;
   readonly logger: Logger;
   readonly registry: Registry;
@@ -36,12 +37,12 @@ export class Controller {
   private reconciling = false;
 
   constructor(deps: ControllerDeps) {
-    const { config, kc, logger } = deps;
+    const { config, client, logger } = deps;
     this.deps = deps;
-    this.world = new World(kc, config.deviceShifuNamespace, logger);
+    this.world = new World(client, config.deviceShifuNamespace, logger);
     this.reconciler = new EdgeDeviceReconciler({
       world: this.world,
-      writer: deps.writer ?? new ApiWriter(kc),
+      writer: deps.writer ?? new ApiWriter(client),
       resyncMs: config.resyncSeconds * 1000,
       heartbeatStaleMs: config.heartbeatStaleSeconds * 1000,
       nodeSelector: config.nodeSelector === '' ? undefined : labelSelectorMatcher(config.nodeSelector),

@@ -1,7 +1,7 @@
 // The controller's view of the cluster: one informer per kind it reads, slimmed where the full
 // objects would cost memory (pods), and the mapping from any change to the devices it concerns.
-import { AppsV1Api, CoreV1Api, CustomObjectsApi, type KubeConfig, type KubernetesListObject, type KubernetesObject,
-  type V1ConfigMap, type V1Deployment, type V1Node, type V1Pod, type V1Service } from '@kubernetes/client-node';
+import type { KubernetesListObject, KubernetesObject, V1ConfigMap, V1Deployment, V1Node, V1Pod, V1Service } from '@kubernetes/client-node';
+import type { KubeClient, Query } from '../shared/kube/client.ts';
 import { GROUP, VERSION, type CustomObject } from '../shared/crds/resources.ts';
 import type { EdgeDeviceSpec, EdgeDeviceStatus } from '../shared/crds/edgedevice.ts';
 import type { EdgeNodeSpec, EdgeNodeStatus } from '../shared/crds/edgenode.ts';
@@ -28,8 +28,13 @@ function slimConfigMap(cm: V1ConfigMap): V1ConfigMap {
   return { metadata: { name: cm.metadata?.name, namespace: cm.metadata?.namespace, resourceVersion: cm.metadata?.resourceVersion } };
 }
 
-function asList<T extends KubernetesObject>(list: unknown): KubernetesListObject<T> {
-  return list as KubernetesListObject<T>;
+/** An informer over a collection path, listing and watching with the same selectors. */
+function informer<T extends KubernetesObject>(client: KubeClient, logger: Logger, path: string, options: { query?: Query; transform?: (o: T) => T } = {}): Informer<T> {
+  const { labelSelector, fieldSelector } = (options.query ?? {}) as { labelSelector?: string; fieldSelector?: string };
+  return new Informer<T>({
+    path, logger, labelSelector, fieldSelector, transform: options.transform, watch: client.watch,
+    list: () => client.request<KubernetesListObject<T>>('GET', path, { query: options.query }),
+  });
 }
 
 export class World {
@@ -41,26 +46,16 @@ export class World {
   readonly services: Informer<V1Service>;
   readonly configMaps: Informer<V1ConfigMap>;
 
-  constructor(kc: KubeConfig, deviceShifuNamespace: string, logger: Logger) {
-    const core = kc.makeApiClient(CoreV1Api);
-    const apps = kc.makeApiClient(AppsV1Api);
-    const custom = kc.makeApiClient(CustomObjectsApi);
+  constructor(client: KubeClient, deviceShifuNamespace: string, logger: Logger) {
     const ns = deviceShifuNamespace;
     const log = (kind: string): Logger => logger.child({ informer: kind });
-    this.devices = new Informer<EdgeDevice>({ kc, logger: log('EdgeDevice'), path: `/apis/${GROUP}/${VERSION}/edgedevices`,
-      list: async () => asList<EdgeDevice>(await custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: 'edgedevices' })) });
-    this.edgeNodes = new Informer<EdgeNode>({ kc, logger: log('EdgeNode'), path: `/apis/${GROUP}/${VERSION}/edgenodes`,
-      list: async () => asList<EdgeNode>(await custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: 'edgenodes' })) });
-    this.nodes = new Informer<V1Node>({ kc, logger: log('Node'), path: '/api/v1/nodes', list: () => core.listNode() });
-    const activePods = 'status.phase!=Succeeded,status.phase!=Failed';
-    this.pods = new Informer<V1Pod>({ kc, logger: log('Pod'), path: '/api/v1/pods', fieldSelector: activePods, transform: slimPod,
-      list: () => core.listPodForAllNamespaces({ fieldSelector: activePods }) });
-    this.deployments = new Informer<V1Deployment>({ kc, logger: log('Deployment'), path: `/apis/apps/v1/namespaces/${ns}/deployments`, labelSelector: MANAGED,
-      list: () => apps.listNamespacedDeployment({ namespace: ns, labelSelector: MANAGED }) });
-    this.services = new Informer<V1Service>({ kc, logger: log('Service'), path: `/api/v1/namespaces/${ns}/services`,
-      list: () => core.listNamespacedService({ namespace: ns }) });
-    this.configMaps = new Informer<V1ConfigMap>({ kc, logger: log('ConfigMap'), path: `/api/v1/namespaces/${ns}/configmaps`, transform: slimConfigMap,
-      list: () => core.listNamespacedConfigMap({ namespace: ns }) });
+    this.devices = informer<EdgeDevice>(client, log('EdgeDevice'), `/apis/${GROUP}/${VERSION}/edgedevices`);
+    this.edgeNodes = informer<EdgeNode>(client, log('EdgeNode'), `/apis/${GROUP}/${VERSION}/edgenodes`);
+    this.nodes = informer<V1Node>(client, log('Node'), '/api/v1/nodes');
+    this.pods = informer<V1Pod>(client, log('Pod'), '/api/v1/pods', { query: { fieldSelector: 'status.phase!=Succeeded,status.phase!=Failed' }, transform: slimPod });
+    this.deployments = informer<V1Deployment>(client, log('Deployment'), `/apis/apps/v1/namespaces/${ns}/deployments`, { query: { labelSelector: MANAGED } });
+    this.services = informer<V1Service>(client, log('Service'), `/api/v1/namespaces/${ns}/services`);
+    this.configMaps = informer<V1ConfigMap>(client, log('ConfigMap'), `/api/v1/namespaces/${ns}/configmaps`, { transform: slimConfigMap });
   }
 
   private all(): Array<Informer<KubernetesObject>> {

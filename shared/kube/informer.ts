@@ -2,7 +2,7 @@
 // 410 (REFERENCE.md §7), and its watch aborts after 30 s without data: here every drop, timeout,
 // API server restart or expired resourceVersion leads back to a watch (or a relist) with backoff,
 // until stop().
-import { Watch, type KubeConfig, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
+import type { KubeConfig, KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
 import { Backoff, sleep } from '../backoff.ts';
 import type { Logger } from '../log.ts';
 
@@ -13,7 +13,8 @@ export type WatchFn = (path: string, query: Record<string, string | number | boo
   onEvent: (type: string, object: unknown) => void, signal: AbortSignal) => Promise<void>;
 
 export interface InformerOptions<T extends KubernetesObject> {
-  readonly kc: KubeConfig;
+  /** For client-node users: its Watch is loaded on start. Give `watch` instead to avoid client-node. */
+  readonly kc?: KubeConfig;
   /** Collection path, e.g. `/apis/shifu.edgenesis.io/v1alpha1/namespaces/devices/edgedevices` or `/api/v1/nodes`. */
   readonly path: string;
   /** Lists the collection with the same selectors as below (e.g. () => custom.listNamespacedCustomObject({...})). */
@@ -23,7 +24,7 @@ export interface InformerOptions<T extends KubernetesObject> {
   readonly logger?: Logger;
   /** Slims each object before it is cached (e.g. drop a Pod's status but its phase), as client-go's SetTransform. */
   readonly transform?: (object: T) => T;
-  /** For tests of the retry logic; the real watch by default. */
+  /** How to open one watch (KubeClient.watch, or a fake for tests); client-node's with `kc`. */
   readonly watch?: WatchFn;
   readonly backoff?: Backoff;
 }
@@ -40,7 +41,9 @@ export function objectKey(object: KubernetesObject): string {
   return namespace ? `${namespace}/${name ?? ''}` : (name ?? '');
 }
 
-function realWatch(kc: KubeConfig): WatchFn {
+/** client-node's Watch, loaded only by the processes that use client-node anyway. */
+async function clientNodeWatch(kc: KubeConfig): Promise<WatchFn> {
+  const { Watch } = await import('@kubernetes/client-node');
   const watch = new Watch(kc);
   return async (path, query, onEvent, signal) => {
     await new Promise<void>((resolve, reject) => {
@@ -57,7 +60,7 @@ export class Informer<T extends KubernetesObject> {
   private readonly cache = new Map<string, T>();
   private readonly handlers: Record<InformerEvent, Array<(object: T) => void>> = { add: [], update: [], delete: [] };
   private readonly backoff: Backoff;
-  private readonly watchFn: WatchFn;
+  private watchFn: WatchFn | undefined;
   private readonly stopper = new AbortController();
   private resourceVersion = '';
   private loop: Promise<void> | undefined;
@@ -67,7 +70,8 @@ export class Informer<T extends KubernetesObject> {
   constructor(options: InformerOptions<T>) {
     this.options = options;
     this.backoff = options.backoff ?? new Backoff();
-    this.watchFn = options.watch ?? realWatch(options.kc);
+    this.watchFn = options.watch;
+    if (options.watch === undefined && options.kc === undefined) throw new Error('an Informer needs `watch` or `kc`');
   }
 
   on(event: InformerEvent, handler: (object: T) => void): void {
@@ -77,6 +81,7 @@ export class Informer<T extends KubernetesObject> {
   /** Resolves once the first list is in the cache; then keeps watching until stop(). */
   async start(): Promise<void> {
     if (this.loop !== undefined) throw new Error('informer already started');
+    if (this.watchFn === undefined && this.options.kc !== undefined) this.watchFn = await clientNodeWatch(this.options.kc);
     await this.relistUntilDone();
     this.loop = this.watchForever();
   }
@@ -186,8 +191,10 @@ export class Informer<T extends KubernetesObject> {
     const onStop = (): void => { connection.abort(); };
     this.stopper.signal.addEventListener('abort', onStop, { once: true });
     const outcome: { expired?: Expired } = {};
+    const watch = this.watchFn;
+    if (watch === undefined) throw new Error('informer not started');
     try {
-      await this.watchFn(this.options.path, query, (type, object) => {
+      await watch(this.options.path, query, (type, object) => {
         if (outcome.expired !== undefined) return;
         try {
           this.handleEvent(type, object);

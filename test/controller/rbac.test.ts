@@ -2,7 +2,7 @@
 // listed as its ServiceAccount sees them and compared with the expected table, and the controller
 // is run with that ServiceAccount's own token.
 import test from 'ava';
-import { KubeConfig } from '@kubernetes/client-node';
+import { endpointFromKubeconfig, KubeClient } from '../../shared/kube/client.ts';
 import { fileURLToPath } from 'node:url';
 import { kubectl } from '../support/kubectl.ts';
 import { startController } from '../support/controller.ts';
@@ -66,23 +66,18 @@ test.serial('the controller does its whole job with only its ServiceAccount toke
   await applyManifests(kube);
   await kube.addNode('edge-1');
   const token = await kube.core.createNamespacedServiceAccountToken({ namespace: 'edgeshifu-system', name: 'edgeshifu-controller', body: { spec: { audiences: [], expirationSeconds: 3600 } } });
-  const cluster = kube.kc.getCurrentCluster();
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: 'test', server: cluster?.server ?? '', caFile: cluster?.caFile, skipTLSVerify: false }],
-    users: [{ name: 'controller', token: token.status?.token }],
-    contexts: [{ name: 'controller', cluster: 'test', user: 'controller' }],
-    currentContext: 'controller',
-  });
+  const admin = endpointFromKubeconfig(kube.kubeconfigPath);
+  const client = new KubeClient({ server: admin.server, ca: admin.ca, token: token.status?.token });
+  t.teardown(() => { client.close(); });
 
-  const elector = new LeaderElector({ kc, namespace: 'edgeshifu-system', name: 'edgeshifu-controller', identity: 'test-replica', logger: createLogger('test', { level: 'silent' }), retryPeriodMs: 100 });
+  const elector = new LeaderElector({ client, namespace: 'edgeshifu-system', name: 'edgeshifu-controller', identity: 'test-replica', logger: createLogger('test', { level: 'silent' }), retryPeriodMs: 100 });
   const outcome = elector.run(() => { elector.stop(); return Promise.resolve(); });
   t.is(await outcome, 'stopped');
   const lease = await kubectl(kube.kubeconfigPath, ['get', 'lease', '-n', 'edgeshifu-system', 'edgeshifu-controller', '-o', 'jsonpath={.spec.holderIdentity}']);
   t.is(lease.code, 0, 'the lease exists: it was taken');
   t.is(lease.stdout, '', 'and handed back on stop');
 
-  await startController(t, kube, [], kc);
+  await startController(t, kube, [], client);
   await createDevice(kube, thermometer());
   await waitForCondition(kube, 'edgedevice-thermometer', 'BundleReady', { status: 'True' });
   t.pass();

@@ -9,6 +9,7 @@ import { createLogger } from '../../shared/log.ts';
 import { createRegistry } from '../../shared/metrics.ts';
 import { ControllerConfig } from '../../controller/config.ts';
 import { Controller } from '../../controller/manager.ts';
+import { KubeClient } from '../../shared/kube/client.ts';
 import { EdgeMap } from '../../edgemap/index.ts';
 import { EdgeMapTopology } from '../../controller/edgemap-topology.ts';
 import { ManagedProcess } from './controlplane/process.ts';
@@ -24,16 +25,16 @@ export interface RunningController {
 /** Settings that make a test converge quickly. */
 export const FAST = ['--resync-seconds', '2', '--reschedule-cooldown-seconds', '0', '--workers', '4'];
 
-/** The controller in this process, as the admin or with `kc` (e.g. its ServiceAccount's token). */
-export async function startController(t: ExecutionContext, kube: Kube, argv: readonly string[] = [], kc = kube.kc): Promise<RunningController> {
+/** The controller in this process, as the admin or with `client` (e.g. its ServiceAccount's token). */
+export async function startController(t: ExecutionContext, kube: Kube, argv: readonly string[] = [], client = KubeClient.fromKubeconfig(kube.kubeconfigPath)): Promise<RunningController> {
   const logs: string[] = [];
   const sink = new Writable({ write(chunk: Buffer, _e, done) { logs.push(chunk.toString()); done(); } });
   const logger = createLogger('controller', { destination: sink, level: 'debug' });
   const config = loadConfig(ControllerConfig, { argv: [...FAST, '--no-leader-election', ...argv], env: {} });
   const map = new EdgeMap();
   const registry = createRegistry('controller');
-  const controller = new Controller({ kc, config, logger, registry, topology: new EdgeMapTopology(map, logger) });
-  t.teardown(() => controller.stop());
+  const controller = new Controller({ client, config, logger, registry, topology: new EdgeMapTopology(map, logger) });
+  t.teardown(async () => { await controller.stop(); client.close(); });
   await controller.start();
   controller.lead();
   return { controller, registry, map, logs };

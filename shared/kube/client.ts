@@ -1,0 +1,186 @@
+// A small Kubernetes REST client on node:https. client-node costs the controller ~86 MB of RSS
+// just to import (its generated API classes and undici); the controller needs list, watch,
+// get, create, patch (merge and server-side apply) and delete on a dozen paths, which this does
+// in a few KB. Errors keep the API server's Status, so toKubeError maps them as before.
+import { Agent, request } from 'node:https';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { parse } from 'yaml';
+import { EdgeshifuError } from '../errors.ts';
+import type { WatchFn } from './informer.ts';
+
+export interface KubeEndpoint {
+  readonly server: string;
+  readonly ca?: string | Buffer;
+  readonly cert?: string | Buffer;
+  readonly key?: string | Buffer;
+  /** A bearer token, or a file re-read on each request (projected ServiceAccount tokens rotate). */
+  readonly token?: string;
+  readonly tokenFile?: string;
+  readonly insecureSkipTlsVerify?: boolean;
+}
+
+export type Query = Readonly<Record<string, string | number | boolean | undefined>>;
+
+export interface RequestOptions {
+  readonly query?: Query;
+  readonly body?: unknown;
+  readonly contentType?: string;
+  readonly timeoutMs?: number;
+}
+
+/** An API error carrying the HTTP status and the Status body, as toKubeError expects. */
+export class KubeApiError extends Error {
+  override readonly name = 'KubeApiError';
+  readonly code: number;
+  readonly body: string;
+  constructor(code: number, body: string, what: string) {
+    super(`${what}: HTTP ${code}`);
+    this.code = code;
+    this.body = body;
+  }
+}
+
+const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
+
+function fileOrData(base: string, entry: Record<string, unknown>, name: string): Buffer | undefined {
+  const data = entry[`${name}-data`];
+  if (typeof data === 'string') return Buffer.from(data, 'base64');
+  const file = entry[name];
+  return typeof file === 'string' ? readFileSync(file.startsWith('/') ? file : join(base, file)) : undefined;
+}
+
+type Named = { name: string } & Record<string, Record<string, unknown> | string | undefined>;
+
+/** The current context of a kubeconfig file. */
+export function endpointFromKubeconfig(path: string): KubeEndpoint {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new EdgeshifuError('invalid', `cannot read kubeconfig ${path}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const doc = parse(text) as { 'current-context'?: string; contexts?: Named[]; clusters?: Named[]; users?: Named[] };
+  const base = join(path, '..');
+  const context = doc.contexts?.find((c) => c.name === doc['current-context'])?.context as { cluster?: string; user?: string } | undefined;
+  const cluster = doc.clusters?.find((c) => c.name === context?.cluster)?.cluster as Record<string, unknown> | undefined;
+  const user = (doc.users?.find((u) => u.name === context?.user)?.user ?? {}) as Record<string, unknown>;
+  if (cluster === undefined || typeof cluster.server !== 'string') {
+    throw new EdgeshifuError('invalid', `kubeconfig ${path}: no cluster server for context "${doc['current-context'] ?? ''}"`);
+  }
+  return {
+    server: cluster.server,
+    ca: fileOrData(base, cluster, 'certificate-authority'),
+    cert: fileOrData(base, user, 'client-certificate'),
+    key: fileOrData(base, user, 'client-key'),
+    token: typeof user.token === 'string' ? user.token : undefined,
+    tokenFile: typeof user.tokenFile === 'string' ? user.tokenFile : undefined,
+    insecureSkipTlsVerify: cluster['insecure-skip-tls-verify'] === true,
+  };
+}
+
+/** In a pod: the API server from the environment, the ServiceAccount's token and CA. */
+export function inClusterEndpoint(env: NodeJS.ProcessEnv = process.env): KubeEndpoint {
+  const host = env.KUBERNETES_SERVICE_HOST;
+  const port = env.KUBERNETES_SERVICE_PORT ?? '443';
+  if (host === undefined) throw new EdgeshifuError('invalid', 'not in a cluster (no KUBERNETES_SERVICE_HOST): pass --kubeconfig');
+  return { server: `https://${host.includes(':') ? `[${host}]` : host}:${port}`, ca: readFileSync(join(SERVICE_ACCOUNT_DIR, 'ca.crt')), tokenFile: join(SERVICE_ACCOUNT_DIR, 'token') };
+}
+
+/** --kubeconfig, else $KUBECONFIG, else in-cluster, else ~/.kube/config. */
+export function defaultEndpoint(path: string | undefined, env: NodeJS.ProcessEnv = process.env): KubeEndpoint {
+  if (path !== undefined) return endpointFromKubeconfig(path);
+  const fromEnv = env.KUBECONFIG?.split(':')[0];
+  if (fromEnv !== undefined && fromEnv !== '') return endpointFromKubeconfig(fromEnv);
+  if (env.KUBERNETES_SERVICE_HOST !== undefined) return inClusterEndpoint(env);
+  return endpointFromKubeconfig(join(homedir(), '.kube', 'config'));
+}
+
+function queryString(query: Query | undefined): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) params.set(k, String(v));
+  const text = params.toString();
+  return text === '' ? '' : `?${text}`;
+}
+
+async function readBody(res: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of res) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export class KubeClient {
+  readonly endpoint: KubeEndpoint;
+  private readonly url: URL;
+  private readonly agent: Agent;
+
+  constructor(endpoint: KubeEndpoint) {
+    this.endpoint = endpoint;
+    this.url = new URL(endpoint.server);
+    this.agent = new Agent({ keepAlive: true, maxSockets: 16, ca: endpoint.ca, cert: endpoint.cert, key: endpoint.key, rejectUnauthorized: endpoint.insecureSkipTlsVerify !== true });
+  }
+
+  static fromKubeconfig(path: string): KubeClient {
+    return new KubeClient(endpointFromKubeconfig(path));
+  }
+
+  private headers(contentType: string | undefined): Record<string, string> {
+    const token = this.endpoint.tokenFile === undefined ? this.endpoint.token : readFileSync(this.endpoint.tokenFile, 'utf8').trim();
+    return {
+      accept: 'application/json',
+      ...(contentType === undefined ? {} : { 'content-type': contentType }),
+      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+    };
+  }
+
+  private open(method: string, path: string, options: RequestOptions, signal?: AbortSignal): Promise<IncomingMessage> {
+    const https = this.url.protocol === 'https:';
+    const send = https ? request : httpRequest;
+    return new Promise((resolve, reject) => {
+      const req = send({
+        host: this.url.hostname, port: this.url.port, method, path: `${this.url.pathname.replace(/\/$/, '')}${path}${queryString(options.query)}`,
+        headers: this.headers(options.body === undefined ? undefined : (options.contentType ?? 'application/json')),
+        ...(https ? { agent: this.agent } : {}), signal, timeout: options.timeoutMs ?? 30_000,
+      }, resolve);
+      req.on('timeout', () => { req.destroy(new EdgeshifuError('timeout', `${method} ${path}: no answer within ${options.timeoutMs ?? 30_000} ms`)); });
+      req.on('error', reject);
+      req.end(options.body === undefined ? undefined : JSON.stringify(options.body));
+    });
+  }
+
+  /** One request; a non-2xx answer throws KubeApiError with the Status body. */
+  async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    const res = await this.open(method, path, options);
+    const text = await readBody(res);
+    const code = res.statusCode ?? 0;
+    if (code < 200 || code >= 300) throw new KubeApiError(code, text, `${method} ${path}`);
+    return (text === '' ? undefined : JSON.parse(text)) as T;
+  }
+
+  /** A watch stream: one callback per event line, resolves when the server ends it. */
+  readonly watch: WatchFn = async (path, query, onEvent, signal) => {
+    const res = await this.open('GET', path, { query: { ...query, watch: true }, timeoutMs: 0 }, signal);
+    if ((res.statusCode ?? 0) !== 200) {
+      const body = await readBody(res);
+      throw new KubeApiError(res.statusCode ?? 0, body, `watch ${path}`);
+    }
+    const lines = createInterface({ input: res, crlfDelay: Infinity });
+    try {
+      for await (const line of lines) {
+        if (line === '') continue;
+        const event = JSON.parse(line) as { type: string; object: unknown };
+        onEvent(event.type, event.object);
+      }
+    } catch (err) {
+      if (signal.aborted) return;
+      throw err;
+    }
+  };
+
+  close(): void {
+    this.agent.destroy();
+  }
+}

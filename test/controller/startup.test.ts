@@ -1,0 +1,30 @@
+// Bad configuration stops the controller at start with one line saying what to fix (exit 2).
+import test from 'ava';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+
+const TSX = join(process.cwd(), 'node_modules', '.bin', 'tsx');
+
+function run(args: readonly string[]): Promise<{ code: number; stdout: string }> {
+  return new Promise((resolve) => {
+    execFile(TSX, ['controller/main.ts', ...args], { env: { ...process.env, KUBECONFIG: '' } }, (error, stdout) => {
+      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout });
+    });
+  });
+}
+
+const CASES: ReadonlyArray<{ args: string[]; says: RegExp }> = [
+  { args: ['--kubeconfig', '/nonexistent/kubeconfig'], says: /cannot read kubeconfig \/nonexistent\/kubeconfig: ENOENT/ },
+  { args: ['--workers', 'many'], says: /--workers must be a number, got \\"many\\"/ },
+  { args: ['--service-type', 'Ingress'], says: /config\.serviceType must be one of/ },
+  { args: ['--no-such-flag'], says: /bad command line: .*no-such-flag/ },
+];
+
+for (const { args, says } of CASES) {
+  test(`the controller refuses ${args.join(' ')} and says what to fix`, async (t) => {
+    const { code, stdout } = await run(args);
+    t.is(code, 2);
+    const fatal = stdout.trim().split('\n').map((l) => JSON.parse(l) as { level: string; err?: string }).find((l) => l.level === 'fatal');
+    t.regex(JSON.stringify(fatal?.err), says);
+  });
+}
