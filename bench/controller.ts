@@ -60,7 +60,7 @@ try {
   const controller = new ManagedProcess({
     name: 'controller', command: process.execPath, logFile: join(cluster.dir, 'logs', 'controller.log'),
     // the V8 flags of manifests/controller/deployment.yaml
-    args: ['--max-old-space-size=80', '--max-semi-space-size=1', 'dist/bundle/controller.js', '--kubeconfig', kube.kubeconfigPath, '--port', '0', '--no-leader-election', '--workers', '8'],
+    args: ['--max-old-space-size=80', '--max-semi-space-size=1', '--lite-mode', 'dist/bundle/controller.js', '--kubeconfig', kube.kubeconfigPath, '--port', '0', '--no-leader-election', '--workers', '8'],
   });
   controller.start();
   await waitFor('the controller to sync', async () => (await readFile(controller.spec.logFile, 'utf8')).includes('reconciling') ? true : undefined);
