@@ -153,11 +153,11 @@ export class Controller {
     // every Node can host deviceShifu, so every Node is on the map; shifud's EdgeNode adds detail
     if (node !== undefined && !deleted) this.deps.topology.upsertNode(name, { spec: edgeNode?.spec, status: edgeNode?.status, unavailable });
     else this.deps.topology.removeNode(name);
-    const known = this.availability.has(name);
-    if (known && this.availability.get(name) === unavailable) return;
+    const changed = !this.availability.has(name) || this.availability.get(name) !== unavailable;
     this.availability.set(name, unavailable);
-    this.devicesWhere((d) => d.status?.nodeName === name || d.spec.attachedNode === name
-      || d.status?.conditions?.some((c) => c.type === 'Scheduled' && c.status !== 'True') === true);
+    // devices waiting for room look again at any node change; placed ones only when availability changed
+    this.devicesWhere((d) => d.status?.conditions?.some((c) => c.type === 'Scheduled' && c.status !== 'True') === true
+      || (changed && (d.status?.nodeName === name || d.spec.attachedNode === name)));
   }
 }
 

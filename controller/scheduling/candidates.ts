@@ -90,11 +90,13 @@ export function candidateNode(node: V1Node, edgeNode: EdgeNodeView | undefined, 
     unavailable: unavailability(node, edgeNode, clock),
     location: edgeNode?.spec?.location,
     freeMemory: lowest(parseQuantity(allocatable.memory ?? 0) - booked.memory, measured.memory, parseQuantity),
-    freeCpuMillis: lowest(cpuMillis(allocatable.cpu ?? 0) - booked.cpuMillis, measured.cpu, cpuMillis),
+    // CPU by requests only, as the scheduler counts it: measured idle CPU swings with load and
+    // would veto a 10m request on a busy box
+    freeCpuMillis: cpuMillis(allocatable.cpu ?? 0) - booked.cpuMillis,
   };
 }
 
-/** The scheduler's view, lowered to what shifud measured when it reports. */
+/** The scheduler's view of memory, lowered to what shifud measured when it reports. */
 function lowest(booked: number, measured: string | number | undefined, parse: (q: string | number) => number): number {
   return measured === undefined ? booked : Math.min(booked, parse(measured));
 }

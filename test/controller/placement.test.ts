@@ -103,6 +103,8 @@ test('a candidate node is allocatable minus requests, lowered to what shifud mea
   t.like(candidateNode(k8sNode as never, undefined, used.get('n'), clock), { name: 'n', freeMemory: 3 * Gi, freeCpuMillis: 1500, unavailable: undefined });
   const edge = { spec: { location: { zone: 'z' } }, status: { free: { memory: '2Gi', cpu: '3' }, lastHeartbeatTime: '2026-11-22T10:00:00Z' } };
   t.like(candidateNode(k8sNode as never, edge, used.get('n'), clock), { freeMemory: 2 * Gi, freeCpuMillis: 1500, location: { zone: 'z' } });
+  const busy = { ...edge, status: { ...edge.status, free: { memory: '2Gi', cpu: '0' } } };
+  t.like(candidateNode(k8sNode as never, busy, used.get('n'), clock), { freeCpuMillis: 1500 }, 'measured idle CPU does not veto requests');
   t.like(candidateNode(k8sNode as never, edge, used.get('n'), { ...clock, now: clock.now + 600_000 }), { unavailable: 'shifud heartbeat stale since 2026-11-22T10:00:00Z' });
   t.like(candidateNode(k8sNode as never, undefined, undefined, { ...clock, requireEdgeNode: true }), { unavailable: 'no EdgeNode (is shifud running there?)' });
   t.like(candidateNode({ ...k8sNode, spec: { unschedulable: true } }, undefined, undefined, clock), { unavailable: 'cordoned' });
