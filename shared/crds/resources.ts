@@ -4,6 +4,7 @@ import type { TObject } from '@sinclair/typebox';
 import type { V1ObjectMeta } from '@kubernetes/client-node';
 import { EdgeDeviceSpec, EdgeDeviceStatus } from './edgedevice.ts';
 import { EdgeNodeSpec, EdgeNodeStatus } from './edgenode.ts';
+import { FederationSpec, FederationStatus } from './federation.ts';
 
 export const GROUP = 'shifu.edgenesis.io';
 export const VERSION = 'v1alpha1';
@@ -69,7 +70,25 @@ export const EDGE_NODE: ResourceDefinition = {
   ],
 };
 
-export const RESOURCES: readonly ResourceDefinition[] = [EDGE_DEVICE, EDGE_NODE];
+export const FEDERATION: ResourceDefinition = {
+  kind: 'Federation',
+  plural: 'federations',
+  singular: 'federation',
+  shortNames: ['fed'],
+  scope: 'Cluster',
+  description: 'A neighbour cluster of the DRONE federation: its broker, the credentials to reach it and its weight.',
+  spec: FederationSpec,
+  status: FederationStatus,
+  printerColumns: [
+    { name: 'Cluster', type: 'string', jsonPath: '.spec.clusterId' },
+    { name: 'Broker', type: 'string', jsonPath: '.spec.brokerUrl' },
+    { name: 'Weight', type: 'integer', jsonPath: '.spec.weight' },
+    { name: 'Connected', type: 'string', jsonPath: '.status.conditions[?(@.type=="Connected")].status' },
+    AGE,
+  ],
+};
+
+export const RESOURCES: readonly ResourceDefinition[] = [EDGE_DEVICE, EDGE_NODE, FEDERATION];
 
 /** A custom object as the API returns it. */
 export interface CustomObject<Spec, Status> {

@@ -1,0 +1,28 @@
+// Federation, shifu.edgenesis.io/v1alpha1, cluster-scoped: one neighbour cluster of the DRONE
+// federation (issue 7, "Federation between clusters"): where its broker is, the Secret with the
+// credentials this cluster logs in with there, and its weight in the proportion policy (seed 001).
+// The relay pushes federation traffic to every Federation's broker; status says whether it can.
+import { Type, type Static } from '@sinclair/typebox';
+import { Conditions, Timestamp } from './schema.ts';
+
+export const SecretRef = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 253 }),
+  namespace: Type.String({ minLength: 1, maxLength: 63 }),
+}, { description: 'A Secret with the keys username and password (and ca.crt for TLS, optional).' });
+
+export const FederationSpec = Type.Object({
+  clusterId: Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$', description: 'The neighbour\'s cluster id (its own configuration).' }),
+  brokerUrl: Type.String({ minLength: 1, maxLength: 2048, pattern: '^(mqtt|mqtts|tcp|ssl|ws|wss)://', description: 'URL of the neighbour\'s MQTT broker, e.g. mqtts://edge-2.example:8883.' }),
+  credentialsSecretRef: SecretRef,
+  weight: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 1, description: 'Share of this cluster\'s slice the neighbour deserves relative to others (proportion policy).' })),
+  maxHops: Type.Optional(Type.Integer({ minimum: 1, maximum: 255, default: 8, description: 'Relayed traffic stops after this many relays.' })),
+});
+
+export const FederationStatus = Type.Object({
+  observedGeneration: Type.Optional(Type.Integer({ format: 'int64', minimum: 0 })),
+  lastAdvertTime: Type.Optional(Timestamp({ description: 'When this neighbour\'s last slice advert arrived.' })),
+  conditions: Type.Optional(Conditions),
+});
+
+export type FederationSpec = Static<typeof FederationSpec>;
+export type FederationStatus = Static<typeof FederationStatus>;

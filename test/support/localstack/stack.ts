@@ -1,0 +1,137 @@
+// The local edge stack (issue 9), what `npm start` runs: the test harness's control plane with the
+// CRDs, a KWOK node `edge-local`, the controller (edgeMap), shifud for that node, mock devices
+// registered as EdgeDevices, and the development runner (not a kubelet) that runs their
+// deviceShifus as local processes. Everything it starts is stopped by stop(), in reverse order.
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { startCluster, type TestCluster } from '../controlplane/cluster.ts';
+import { ManagedProcess } from '../controlplane/process.ts';
+import { Kube } from '../cluster.ts';
+import { installCrds } from '../crds.ts';
+import { kubectl } from '../kubectl.ts';
+import { waitFor } from '../wait.ts';
+import { createLogger } from '../../../shared/log.ts';
+import { GROUP, VERSION } from '../../../shared/crds/resources.ts';
+import { LOCAL_DEVICES, deviceManifests, startMock, type LocalDevice } from './devices.ts';
+import { DevelopmentRunner } from './runner.ts';
+
+export const LOCAL_NODE = 'edge-local';
+const TSX = join('node_modules', '.bin', 'tsx');
+
+export interface LocalStackOptions {
+  /** Emptied by the caller; logs, the cluster and ConfigMap files go here. */
+  readonly dir: string;
+  /** The controller's HTTP port (edgeMap). */
+  readonly port: number;
+  readonly progress?: (line: string) => void;
+}
+
+export interface ServedDevice {
+  readonly device: LocalDevice;
+  /** The deviceShifu's base URL, e.g. http://127.0.0.1:40123 */
+  readonly url: string;
+  readonly mockPort: number;
+}
+
+export interface LocalStack {
+  readonly cluster: TestCluster;
+  readonly controller: ManagedProcess;
+  readonly shifud: ManagedProcess;
+  readonly devices: readonly ServedDevice[];
+  readonly edgeMapUrl: string;
+  stop(): Promise<void>;
+}
+
+type Stopper = () => Promise<void>;
+
+async function stopAll(stoppers: Stopper[]): Promise<void> {
+  for (const stop of stoppers.splice(0).reverse()) await stop().catch((err: unknown) => { console.error(`while stopping: ${(err as Error).message}`); });
+}
+
+export async function applyObjects(kubeconfig: string, objects: readonly unknown[]): Promise<string> {
+  const applied = await kubectl(kubeconfig, ['apply', '-f', '-'], objects.map((o) => stringify(o)).join('---\n'));
+  if (applied.code !== 0) throw new Error(applied.stderr);
+  return applied.stdout.trim();
+}
+
+function component(name: string, dir: string, env: readonly string[], args: readonly string[]): ManagedProcess {
+  const process = new ManagedProcess({ name, command: 'env', args: [...env, TSX, ...args], logFile: join(dir, 'logs', `${name}.log`) });
+  process.start();
+  return process;
+}
+
+async function healthy(url: string): Promise<boolean> {
+  const reply = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2000) }).catch(() => undefined);
+  return reply?.ok === true;
+}
+
+async function servedDevices(runner: DevelopmentRunner, mocks: readonly { device: LocalDevice; port: number }[]): Promise<ServedDevice[]> {
+  return waitFor('every deviceShifu to run and answer /health', async () => {
+    const served: ServedDevice[] = [];
+    for (const { device, port } of mocks) {
+      const local = runner.running().find((p) => p.env.EDGEDEVICE_NAME === device.edgeDevice);
+      const url = local === undefined ? '' : `http://127.0.0.1:${String(local.port)}`;
+      if (local === undefined || !(await healthy(url))) return undefined;
+      served.push({ device, url, mockPort: port });
+    }
+    return served;
+  }, { timeoutMs: 180_000, intervalMs: 500 });
+}
+
+async function startEdge(kube: Kube, dir: string, stoppers: Stopper[], progress: (line: string) => void): Promise<ServedDevice[]> {
+  const logFile = createWriteStream(join(dir, 'logs', 'runner.log'), { flags: 'a' });
+  stoppers.push(async () => { logFile.end(); await once(logFile, 'close'); });
+  const runner = new DevelopmentRunner({
+    kc: kube.kc, core: kube.core, kubeconfigPath: kube.kubeconfigPath, namespace: 'deviceshifu', nodeName: LOCAL_NODE, dir,
+    logger: createLogger('localstack-runner', { destination: logFile }),
+  });
+  stoppers.push(() => runner.stop());
+  await runner.start();
+  progress('starting the mock devices...');
+  const mocks = await Promise.all(LOCAL_DEVICES.map(async (device) => {
+    const mock = await startMock(device, join(dir, 'logs'));
+    stoppers.push(() => mock.process.stop());
+    return mock;
+  }));
+  progress(await applyObjects(kube.kubeconfigPath, mocks.flatMap(deviceManifests)));
+  progress('waiting for the deviceShifus (the development runner starts one per Pod on edge-local)...');
+  return servedDevices(runner, mocks);
+}
+
+/** Brings the stack up; on failure stops what it started and rethrows. */
+export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  const { dir, port } = options;
+  const progress = options.progress ?? ((): void => undefined);
+  const stoppers: Stopper[] = [];
+  try {
+    progress('starting the control plane (the first run on a machine builds it: about 10 minutes)...');
+    const cluster = await startCluster({ name: 'edgeshifu-local', dir });
+    stoppers.push(() => cluster.stop());
+    const kube = new Kube(cluster.kubeconfigPath);
+    await installCrds(kube);
+    for (const name of ['devices', 'deviceshifu']) await kube.core.createNamespace({ body: { metadata: { name } } });
+    await kube.addNode(LOCAL_NODE, { cpu: '4', memory: '4Gi' });
+    progress('starting the controller and shifud...');
+    const controller = component('controller', dir, [], ['controller/main.ts', '--kubeconfig', cluster.kubeconfigPath, '--no-leader-election', '--port', String(port),
+      // a device waiting for room is looked at again within seconds, not the production minute
+      '--resync-seconds', '10',
+      // the development runner enforces no requests, and shifud measures this whole (often busy)
+      // machine: at 0m free CPU a 10m request would leave every deviceShifu Pending
+      '--cpu-request', '0']);
+    stoppers.push(() => controller.stop());
+    const shifud = component('shifud', dir, [`NODE_NAME=${LOCAL_NODE}`, `KUBECONFIG=${cluster.kubeconfigPath}`], ['shifud/main.ts']);
+    stoppers.push(() => shifud.stop());
+    // the controller places deviceShifus by what shifud measured: register devices once it has reported
+    await waitFor(`shifud's EdgeNode ${LOCAL_NODE} to report free resources`, async () => {
+      const edgeNode = await kube.custom.getClusterCustomObject({ group: GROUP, version: VERSION, plural: 'edgenodes', name: LOCAL_NODE }) as { status?: { free?: object } };
+      return edgeNode.status?.free;
+    }, { timeoutMs: 60_000, abortIf: () => (shifud.running ? undefined : `shifud exited:\n${shifud.tail()}`) });
+    const devices = await startEdge(kube, dir, stoppers, progress);
+    return { cluster, controller, shifud, devices, edgeMapUrl: `http://127.0.0.1:${String(port)}/edgemap/`, stop: () => stopAll(stoppers) };
+  } catch (err) {
+    await stopAll(stoppers);
+    throw err;
+  }
+}
