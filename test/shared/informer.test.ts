@@ -88,7 +88,7 @@ test('a 410 Gone on the watch leads to a relist that reports what was missed', a
     await new Promise<void>((resolve) => { signal.addEventListener('abort', () => { resolve(); }); });
   };
   let listed = 0;
-  const informer = new Informer<V1ConfigMap>({ kc: undefined as never, path: '/x', list: () => Promise.resolve(lists[Math.min(listed++, 1)]!), watch });
+  const informer = new Informer<V1ConfigMap>({ path: '/x', list: () => Promise.resolve(lists[Math.min(listed++, 1)]!), watch });
   const events: string[] = [];
   for (const event of ['add', 'update', 'delete'] as const) informer.on(event, (cm) => { events.push(`${event} ${cm.metadata?.name ?? ''}`); });
   await informer.start();
