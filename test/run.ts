@@ -9,16 +9,29 @@ import { SHARED_KUBECONFIG_ENV } from './support/cluster.ts';
 
 interface Counts { passed: number; failed: number; skipped: number; todo: number }
 
+const SILENCE_LIMIT_MS = 6 * 60_000;
+
 async function runAva(args: readonly string[], env: NodeJS.ProcessEnv): Promise<{ code: number; counts: Counts }> {
   const child = spawn(process.execPath, ['node_modules/ava/entrypoints/cli.mjs', '--tap', ...args], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const counts: Counts = { passed: 0, failed: 0, skipped: 0, todo: 0 };
   const fields: Record<string, keyof Counts> = { pass: 'passed', fail: 'failed', skip: 'skipped', todo: 'todo' };
+  // A worker that never exits (a leaked handle) would hold the run until CI's own limit: after
+  // SILENCE_LIMIT_MS without a result line ava is stopped, and its report names the file.
+  let lastOutput = Date.now();
+  const watchdog = setInterval(() => {
+    if (Date.now() - lastOutput < SILENCE_LIMIT_MS) return;
+    console.error(`[test] no test result for ${SILENCE_LIMIT_MS / 60_000} min: stopping ava`);
+    child.kill('SIGTERM');
+    lastOutput = Date.now();
+  }, 10_000);
   for await (const line of createInterface({ input: child.stdout })) {
+    lastOutput = Date.now();
     console.log(line);
     const match = /^# (pass|fail|skip|todo) (\d+)$/.exec(line);
     const field = match ? fields[match[1] ?? ''] : undefined;
     if (field !== undefined) counts[field] = Number(match?.[2]);
   }
+  clearInterval(watchdog);
   const code = await new Promise<number>((resolve) => {
     if (child.exitCode !== null) resolve(child.exitCode);
     else child.once('exit', (c) => { resolve(c ?? 1); });

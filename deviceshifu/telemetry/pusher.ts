@@ -6,6 +6,8 @@ import { EdgeshifuError } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/log.ts';
 import { targetOfUrl, type PushTarget } from './service.ts';
 
+const PUBLISH_TIMEOUT_MS = 5000;
+
 export interface TelemetryPayload {
   readonly deviceName: string;
   readonly telemetry: string;
@@ -20,6 +22,8 @@ export class TelemetryPusher {
   private readonly resolve: ServiceResolver;
   private readonly logger: Logger;
   private readonly brokers = new Map<string, Promise<MqttClient>>();
+  /** Set by stop(): a push racing the stop must not open a client nobody will close. */
+  private stopped = false;
 
   constructor(resolve: ServiceResolver, logger: Logger) {
     this.resolve = resolve;
@@ -34,6 +38,7 @@ export class TelemetryPusher {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     await Promise.all([...this.brokers.values()].map(async (c) => { await (await c).endAsync(true); }));
     this.brokers.clear();
   }
@@ -56,6 +61,7 @@ export class TelemetryPusher {
   }
 
   private client(target: Extract<PushTarget, { kind: 'mqtt' }>): Promise<MqttClient> {
+    if (this.stopped) return Promise.reject(new EdgeshifuError('unavailable', 'telemetry is stopping'));
     const key = `${target.url}|${target.username ?? ''}`;
     let client = this.brokers.get(key);
     if (client === undefined) {
@@ -76,6 +82,15 @@ export class TelemetryPusher {
   private async pushMqtt(target: Extract<PushTarget, { kind: 'mqtt' }>, payload: TelemetryPayload): Promise<void> {
     const client = await this.client(target);
     if (!client.connected) throw new EdgeshifuError('unavailable', `telemetry broker ${new URL(target.url).host} not connected`);
-    await client.publishAsync(target.topic, payload.body, { qos: 1 });
+    // a broker that vanishes after the PUBLISH never acknowledges it: the push gives up, the loop goes on
+    let timer: NodeJS.Timeout | undefined;
+    const giveUp = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => { reject(new EdgeshifuError('timeout', `telemetry broker ${new URL(target.url).host} did not acknowledge within ${PUBLISH_TIMEOUT_MS} ms`)); }, PUBLISH_TIMEOUT_MS);
+    });
+    try {
+      await Promise.race([client.publishAsync(target.topic, payload.body, { qos: 1 }), giveUp]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 }

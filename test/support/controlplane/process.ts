@@ -20,6 +20,17 @@ process.once('exit', () => {
   for (const child of running) killGroup(child.pid, 'SIGKILL');
 });
 
+/**
+ * A process that is killed (SIGKILL, or a test runner ending its worker) runs no exit hook: a
+ * detached watcher kills the child's process group once the parent is gone.
+ */
+function reapWhenGone(parent: number, child: number | undefined): void {
+  if (child === undefined) return;
+  const watcher = spawn('sh', ['-c', `while kill -0 ${parent} 2>/dev/null && kill -0 ${child} 2>/dev/null; do sleep 1; done; kill -KILL -${child} 2>/dev/null`],
+    { detached: true, stdio: 'ignore' });
+  watcher.unref();
+}
+
 export function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   if (pid === undefined) return;
   try {
@@ -64,7 +75,10 @@ export class ManagedProcess {
     this.exited = once(child, 'exit').then(() => { running.delete(child); });
     // never keeps this Node process alive; the exit hook above kills what was not stopped
     child.unref();
-    if (this.spec.detach !== true) running.add(child);
+    if (this.spec.detach !== true) {
+      running.add(child);
+      reapWhenGone(process.pid, child.pid);
+    }
   }
 
   /** The last lines of the log, for error messages. */
