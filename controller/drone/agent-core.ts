@@ -1,0 +1,96 @@
+// The DRONE agent's pure core: every input (a submitted job, a message, the resources daemon's
+// figures, the clock) goes in with the time it happened; messages to publish and decision events
+// come out. No I/O and no clock of its own, so a run is deterministic given its inputs.
+import { EdgeshifuError } from '../../shared/errors.ts';
+import { Validator } from '../../shared/validation.ts';
+import type { DroneMessage } from './messages/index.ts';
+import { Job, type Resources } from './model.ts';
+import { onResources } from './core/host.ts';
+import { fail, originTick, submit } from './core/origin.ts';
+import { flush } from './core/participant.ts';
+import { receive } from './core/receive.ts';
+import { appKey, emptyOutput, newCore, type CoreState, type DroneConfig, type Output } from './core/state.ts';
+import { advertTick } from './core/adverts.ts';
+import { nextWakeup, tick } from './core/tick.ts';
+import { capacityView } from './core/view.ts';
+import type { HostedEntry } from './host-ledger.ts';
+
+export type { DroneConfig, DroneEvent, Outbound, Output, Timers } from './core/state.ts';
+export { DEFAULT_TIMERS } from './core/state.ts';
+
+const jobValidator = new Validator(Job, 'job');
+
+export class DroneCore {
+  private readonly state: CoreState;
+
+  constructor(config: DroneConfig, free: Resources) {
+    if (!(config.scalePercent >= 0 && config.scalePercent <= 100)) throw new EdgeshifuError('invalid', `scalePercent must be 0..100, got ${config.scalePercent}`);
+    this.state = newCore(config, free);
+  }
+
+  get cluster(): string {
+    return this.state.config.cluster;
+  }
+
+  /** A job submitted at this cluster (its origin must be this cluster). */
+  submit(job: Job, now: number): Output {
+    const valid = jobValidator.parse(job, `job ${JSON.stringify((job as Partial<Job>).app ?? '?')}`);
+    if (valid.origin !== this.cluster) throw new EdgeshifuError('invalid', `job ${valid.app}: origin is ${valid.origin}, but this agent is ${this.cluster}`);
+    return this.run(now, (out) => { submit(this.state, valid, now, out); });
+  }
+
+  /** The origin withdraws an app: the auction ends and hosts give back what they hold (DEL). */
+  withdraw(app: string, now: number): Output {
+    return this.run(now, (out) => {
+      const state = this.state.apps.get(appKey(this.cluster, app));
+      if (state !== undefined && !state.closed) fail({ state: this.state, now, out }, state, 'withdrawn by its origin');
+      else out.messages.push({ body: { kind: 'advertisement', type: 'DEL', app, baseCluster: this.cluster, components: [], sealed: false } });
+      // Components placed here (local first, or won by this cluster) are given back too.
+      for (const entry of this.state.ledger.releaseApp(this.cluster, app)) {
+        out.events.push({ type: 'release', app, origin: this.cluster, component: entry.component, reason: 'withdrawn by its origin' });
+      }
+    });
+  }
+
+  receive(message: DroneMessage, now: number): Output {
+    return this.run(now, (out) => { receive(this.state, message, now, out); });
+  }
+
+  /** The resources daemon's figures (thesis Resources message, as plain data). */
+  setResources(free: Resources, now: number, scalePercent = this.state.scalePercent): Output {
+    return this.run(now, (out) => { onResources({ state: this.state, now, out }, free, scalePercent); });
+  }
+
+  tick(now: number): Output {
+    return this.run(now, (out) => { tick(this.state, now, out); });
+  }
+
+  /** When `tick` should run next. */
+  nextWakeup(): number {
+    return nextWakeup(this.state);
+  }
+
+  /** Components hosted here (HostRequests accepted and own placements). */
+  hosted(): HostedEntry[] {
+    return this.state.ledger.entries();
+  }
+
+  offered(): Resources {
+    return capacityView(this.state).offered;
+  }
+
+  /** Clusters with a live slice advert. */
+  providers(now: number): string[] {
+    return this.state.slices.providers(now);
+  }
+
+  private run(now: number, step: (out: Output) => void): Output {
+    const out = emptyOutput();
+    step(out);
+    // Agreement is judged after every input, so the agreement timer starts when it should.
+    for (const app of [...this.state.apps.values()]) if (app.origin === this.cluster) originTick(this.state, app, now, out);
+    flush(this.state, now, out);
+    advertTick(this.state, now, out);
+    return out;
+  }
+}

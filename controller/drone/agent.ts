@@ -1,0 +1,114 @@
+// The DRONE agent's thin shell: feeds the pure core (agent-core.ts) with bus messages, submitted
+// jobs, the resources daemon's figures and a real clock, publishes what the core says on the
+// versioned topics and emits its decisions. One agent per cluster, under the controller's leader
+// election; the Kubernetes workflow that acts on decisions (OffloadRequest/HostRequest CRs) is
+// issue 8's and subscribes to `decision`.
+import { EventEmitter } from 'node:events';
+import type { Logger } from '../../shared/log.ts';
+import { agentFilters, broadcastTopic, directTopic } from '../../shared/bus/topics.ts';
+import { DroneCore, type DroneConfig, type DroneEvent, type Output } from './agent-core.ts';
+import type { DroneBody, DroneMessage } from './messages/index.ts';
+import type { Job, Resources } from './model.ts';
+
+/** What the agent needs of a bus (BusClient fits; tests may pass another transport). */
+export interface DroneBus {
+  publish(topic: string, body: DroneBody): Promise<unknown>;
+  subscribe(filters: readonly string[], handler: (message: DroneMessage) => void): Promise<void>;
+}
+
+export interface DroneAgentOptions {
+  readonly config: DroneConfig;
+  /** Free capacity at start (resources daemon). */
+  readonly free: Resources;
+  readonly bus: DroneBus;
+  readonly clock?: () => number;
+  readonly logger?: Logger;
+  readonly signal?: AbortSignal;
+}
+
+export interface DroneAgentEvents {
+  decision: [DroneEvent];
+}
+
+/** Longest sleep between ticks, so a stalled clock or a missed wakeup heals by itself. */
+const MAX_SLEEP_MS = 1_000;
+
+export class DroneAgent extends EventEmitter<DroneAgentEvents> {
+  readonly cluster: string;
+  private readonly core: DroneCore;
+  private readonly options: DroneAgentOptions;
+  private readonly clock: () => number;
+  private timer?: NodeJS.Timeout;
+  private stopped = false;
+  /** Messages published by this agent, for the benchmark's messages-per-job figure. */
+  published = 0;
+
+  constructor(options: DroneAgentOptions) {
+    super();
+    this.options = options;
+    this.cluster = options.config.cluster;
+    this.clock = options.clock ?? Date.now;
+    this.core = new DroneCore(options.config, options.free);
+    options.signal?.addEventListener('abort', () => { this.stop(); }, { once: true });
+  }
+
+  async start(): Promise<void> {
+    await this.options.bus.subscribe(agentFilters(this.cluster), (message) => {
+      this.apply(this.core.receive(message, this.clock()));
+    });
+    this.apply(this.core.tick(this.clock()));
+  }
+
+  /** Places a job (local first, else auction). Throws an 'invalid' EdgeshifuError for a bad job. */
+  submit(job: Job): void {
+    this.apply(this.core.submit(job, this.clock()));
+  }
+
+  withdraw(app: string): void {
+    this.apply(this.core.withdraw(app, this.clock()));
+  }
+
+  /** The resources daemon's input as plain data: free capacity and, optionally, a new scale. */
+  setResources(free: Resources, scalePercent?: number): void {
+    this.apply(this.core.setResources(free, this.clock(), scalePercent));
+  }
+
+  hosted(): ReturnType<DroneCore['hosted']> {
+    return this.core.hosted();
+  }
+
+  providers(): string[] {
+    return this.core.providers(this.clock());
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private apply(out: Output): void {
+    if (this.stopped) return;
+    for (const m of out.messages) {
+      const topic = m.to === undefined ? broadcastTopic(this.cluster, m.body.kind) : directTopic(this.cluster, m.to, m.body.kind);
+      this.published += 1;
+      this.options.bus.publish(topic, m.body).catch((err: unknown) => {
+        // Lost messages are normal: gossip and retries in the core send again.
+        this.options.logger?.warn({ topic, err: err instanceof Error ? err.message : String(err) }, 'publish failed');
+      });
+    }
+    for (const event of out.events) this.emit('decision', event);
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    const wait = Math.max(1, Math.min(MAX_SLEEP_MS, this.core.nextWakeup() - this.clock()));
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.apply(this.core.tick(this.clock()));
+    }, wait);
+    this.timer.unref();
+  }
+}

@@ -1,0 +1,90 @@
+// How much room a cluster has for one origin's components (issue 7, "Resource slicing"): its own
+// apps may use everything free; another cluster's apps get at most that origin's proportion share
+// of the offered slice (weighted max-min among the origins asking now), and never more than the
+// slice or what is free. Hosted work and the votes or sealed bids outstanding count as used.
+import { ZERO, atLeastZero, subtract, sum, type Resources } from '../model.ts';
+import { proportion } from '../slicing/proportion.ts';
+
+export interface Held {
+  readonly origin: string;
+  readonly app: string;
+  readonly component: string;
+  readonly resources: Resources;
+}
+
+export interface CapacityView {
+  readonly self: string;
+  /** Free for DRONE work: allocatable minus requests of the cluster's own pods. */
+  readonly free: Resources;
+  /** The federation's part of it (`scale` percent). */
+  readonly offered: Resources;
+  /** Accepted components (HostRequests and own placements), any origin. */
+  readonly hosted: readonly Held[];
+  /** Outstanding votes (open auction) and sealed bids. */
+  readonly held: readonly Held[];
+  /** What each other origin's open apps ask for in total. */
+  readonly demand: ReadonlyMap<string, Resources>;
+  /** Neighbour weights (Federation CR); 1 when absent. */
+  readonly weights: ReadonlyMap<string, number>;
+}
+
+function total(items: readonly Held[], keep: (h: Held) => boolean): Resources {
+  return sum(items.filter(keep).map((h) => h.resources));
+}
+
+/** Deserved share of the offered slice per other origin. */
+export function shares(view: CapacityView): Map<string, Resources> {
+  const origins = new Set([...view.demand.keys(), ...view.hosted.map((h) => h.origin)].filter((o) => o !== view.self));
+  const requests = [...origins].sort().map((cluster) => ({
+    cluster,
+    weight: view.weights.get(cluster) ?? 1,
+    request: sum([view.demand.get(cluster) ?? ZERO, total(view.hosted, (h) => h.origin === cluster)]),
+  }));
+  return proportion(view.offered, requests);
+}
+
+function min(a: Resources, b: Resources): Resources {
+  return { cpu: Math.min(a.cpu, b.cpu), memory: Math.min(a.memory, b.memory) };
+}
+
+/** Room left for `origin`'s components, given shares from `shares(view)`. */
+export function roomFor(view: CapacityView, origin: string, deserved: ReadonlyMap<string, Resources>): Resources {
+  const all = (): boolean => true;
+  const freeRoom = subtract(view.free, sum([total(view.hosted, all), total(view.held, all)]));
+  if (origin === view.self) return atLeastZero(freeRoom);
+  const foreign = (h: Held): boolean => h.origin !== view.self;
+  const sliceRoom = subtract(view.offered, sum([total(view.hosted, foreign), total(view.held, foreign)]));
+  const mine = (h: Held): boolean => h.origin === origin;
+  const shareRoom = subtract(deserved.get(origin) ?? ZERO, sum([total(view.hosted, mine), total(view.held, mine)]));
+  return atLeastZero(min(min(freeRoom, sliceRoom), shareRoom));
+}
+
+/** Room left in the slice (or, for own apps, in what is free) regardless of shares: what a vote's utility measures. */
+export function residualFor(view: CapacityView, origin: string): Resources {
+  const all = (): boolean => true;
+  const freeRoom = subtract(view.free, sum([total(view.hosted, all), total(view.held, all)]));
+  if (origin === view.self) return atLeastZero(freeRoom);
+  const foreign = (h: Held): boolean => h.origin !== view.self;
+  return atLeastZero(min(freeRoom, subtract(view.offered, sum([total(view.hosted, foreign), total(view.held, foreign)]))));
+}
+
+/** What the normalised residual of a vote is measured against. */
+export function capacityFor(view: CapacityView, origin: string): Resources {
+  return origin === view.self ? view.free : view.offered;
+}
+
+/** What a slice advert announces: the part of the offered slice not yet hosted (and free). */
+export function advertisedSlice(view: CapacityView): Resources {
+  const foreign = total(view.hosted, (h) => h.origin !== view.self);
+  return atLeastZero(min(subtract(view.offered, foreign), subtract(view.free, total(view.hosted, () => true))));
+}
+
+/** Whether a component may be accepted for `origin` now: hard limits only (slice and free). */
+export function admissible(view: CapacityView, origin: string, need: Resources): boolean {
+  const hostedAll = total(view.hosted, () => true);
+  const freeOk = subtract(view.free, sum([hostedAll, need]));
+  if (freeOk.cpu < -1e-9 || freeOk.memory < -1e-9) return false;
+  if (origin === view.self) return true;
+  const sliceOk = subtract(view.offered, sum([total(view.hosted, (h) => h.origin !== view.self), need]));
+  return sliceOk.cpu >= -1e-9 && sliceOk.memory >= -1e-9;
+}

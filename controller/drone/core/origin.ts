@@ -1,0 +1,190 @@
+// The origin's side of an app (REFERENCE §3, DRONE v2 offloading workflow): local first; else an
+// auction; at agreement (or the weak-agreement deadline) it commits each component to its winner
+// with an OffloadRequest, falls back to the next-best voter on NACK, and ends the app placed or
+// failed with a reason. Only the origin decides, so a component is never committed twice.
+import { admissible, roomFor, shares } from '../auction/budget.ts';
+import { sameWinners } from '../auction/vote-table.ts';
+import { allows, fits, sum, type Job } from '../model.ts';
+import { bidSealed, closeApp, rebid } from './participant.ts';
+import { capacityView } from './view.ts';
+import { appKey, newApp, type AppState, type CoreState, type Output, type Step } from './state.ts';
+
+function canHostLocally(state: CoreState, job: Job): boolean {
+  const self = state.config.cluster;
+  if (!job.components.every((c) => allows(c, self))) return false;
+  const view = capacityView(state);
+  return fits(sum(job.components.map((c) => c.resources)), roomFor(view, self, shares(view)));
+}
+
+/** A job submitted at this cluster: placed here if it fits (local first), else put to auction. */
+export function submit(state: CoreState, job: Job, now: number, out: Output): void {
+  const self = state.config.cluster;
+  const key = appKey(self, job.app);
+  const known = state.apps.get(key);
+  if (known !== undefined && !known.closed) return;
+  if (job.offload !== true && canHostLocally(state, job)) {
+    for (const c of job.components) state.ledger.hostOwn({ origin: self, app: job.app, component: c.name, resources: c.resources }, now);
+    out.events.push({ type: 'placed', app: job.app, origin: self, placement: Object.fromEntries(job.components.map((c) => [c.name, self])) });
+    return;
+  }
+  const app = newApp(key, { app: job.app, origin: self, sealed: state.config.mode === 'sealed', components: [...job.components], openedAt: now, offload: job.offload === true });
+  state.apps.set(key, app);
+  out.messages.push({ body: { kind: 'advertisement', type: 'ADD', app: job.app, baseCluster: self, components: job.components, sealed: app.sealed } });
+  if (app.sealed) bidSealed(state, app, now, out);
+  else rebid(state, now);
+}
+
+function agreed(state: CoreState, app: AppState, now: number): boolean {
+  const self = state.config.cluster;
+  const winners = app.table.winners(app.components.map((c) => c.name));
+  return state.slices.providers(now).filter((p) => p !== self).every((p) => {
+    const report = app.reports.get(p);
+    if (report === undefined) return false;
+    return app.sealed || !report.bidder || sameWinners(report.winners, winners);
+  });
+}
+
+/** Decides when every active provider agrees for `agreementMs`, or at the weak-agreement deadline. */
+export function originTick(state: CoreState, app: AppState, now: number, out: Output): void {
+  if (app.closed) return;
+  if (app.commit !== undefined) {
+    commitTick(state, app, now, out);
+    return;
+  }
+  const weak = now >= app.openedAt + state.config.weakAgreementMs;
+  if (!agreed(state, app, now)) delete app.agreeSince;
+  else app.agreeSince ??= now;
+  const strong = app.agreeSince !== undefined && now >= app.agreeSince + state.config.agreementMs;
+  if (strong || weak) decide({ state, now, out }, app, weak);
+}
+
+export function originWakeup(state: CoreState, app: AppState): number | undefined {
+  if (app.closed) return undefined;
+  if (app.commit !== undefined) {
+    const times = [...app.commit.pending.values()].flatMap((p) => [p.deadline, p.lastSent + state.config.retryMs]);
+    return times.length === 0 ? undefined : Math.min(...times);
+  }
+  const strong = app.agreeSince === undefined || app.deferred ? Number.POSITIVE_INFINITY : app.agreeSince + state.config.agreementMs;
+  return Math.min(strong, app.openedAt + state.config.weakAgreementMs);
+}
+
+/** Whether `app` is the worst of the partly placed apps in view (the one to blacklist first). */
+function worstPartlyPlaced(state: CoreState, app: AppState): boolean {
+  const fraction = (a: AppState): number => Object.keys(a.table.winners(a.components.map((c) => c.name))).length / a.components.length;
+  const partly = [...state.apps.values()].filter((a) => !a.closed && !a.sealed && fraction(a) > 0 && fraction(a) < 1);
+  partly.sort((a, b) => fraction(a) - fraction(b) || a.key.localeCompare(b.key));
+  return partly[0] === app || partly.length === 0;
+}
+
+function decide(step: Step, app: AppState, weak: boolean): void {
+  const { state } = step;
+  const winners = app.table.winners(app.components.map((c) => c.name));
+  const missing = app.components.filter((c) => winners[c.name] === undefined).map((c) => c.name);
+  if (missing.length > 0) {
+    const partly = missing.length < app.components.length;
+    // Blacklist the worst partly placed app first: its release may let this one complete.
+    app.deferred = partly && !weak && !app.sealed && !worstPartlyPlaced(state, app);
+    if (app.deferred) return;
+    fail(step, app, `no cluster could host ${missing.join(', ')}${weak ? ' before the weak-agreement deadline' : ''}`);
+    return;
+  }
+  app.commit = { pending: new Map(), accepted: new Map(), refused: new Map(), attempts: 0 };
+  for (const c of app.components) assign(step, app, c.name, winners[c.name] ?? '');
+  finishIfDone(step, app);
+}
+
+function assign(step: Step, app: AppState, component: string, cluster: string): void {
+  const { state, now, out } = step;
+  const commit = app.commit;
+  const spec = app.components.find((c) => c.name === component);
+  if (commit === undefined || spec === undefined) return;
+  const self = state.config.cluster;
+  if (cluster === self) {
+    if (admissible(capacityView(state), self, spec.resources)) {
+      state.ledger.hostOwn({ origin: self, app: app.app, component, resources: spec.resources }, now);
+      commit.accepted.set(component, self);
+      app.settled.add(component);
+    } else refuse(step, app, component, { cluster: self, reason: 'no longer fits here' });
+    return;
+  }
+  commit.attempts += 1;
+  const requestId = `${app.app}.${component}.${commit.attempts}`;
+  commit.pending.set(component, { cluster, requestId, deadline: now + state.config.replyTimeoutMs, lastSent: now });
+  out.messages.push({ to: cluster, body: { kind: 'offload-request', to: cluster, requestId, app: app.app, component: spec } });
+}
+
+/** A NACK (or a host that vanished): the next-best voter that has not refused, or the app fails. */
+export function refuse(step: Step, app: AppState, component: string, why: { cluster: string; reason: string }): void {
+  const { state, now } = step;
+  const { cluster, reason } = why;
+  const commit = app.commit;
+  if (commit === undefined) return;
+  commit.pending.delete(component);
+  const refused = commit.refused.get(component) ?? new Set<string>();
+  refused.add(cluster);
+  commit.refused.set(component, refused);
+  const live = new Set([state.config.cluster, ...state.slices.providers(now)]);
+  const next = app.table.ranked(component).find((v) => !refused.has(v.cluster) && live.has(v.cluster));
+  if (next === undefined) {
+    fail(step, app, `${cluster} refused ${component} (${reason}) and no other cluster voted for it`);
+    return;
+  }
+  assign(step, app, component, next.cluster);
+  finishIfDone(step, app);
+}
+
+export function accept(step: Step, app: AppState, component: string, requestId: string): void {
+  const pending = app.commit?.pending.get(component);
+  if (pending?.requestId !== requestId) return;
+  app.commit?.pending.delete(component);
+  app.commit?.accepted.set(component, pending.cluster);
+  app.settled.add(component);
+  finishIfDone(step, app);
+}
+
+function commitTick(state: CoreState, app: AppState, now: number, out: Output): void {
+  for (const [component, p] of [...(app.commit?.pending ?? [])]) {
+    if (now >= p.deadline) {
+      fail({ state, now, out }, app, `${p.cluster} did not answer the offload request for ${component} within ${state.config.replyTimeoutMs} ms`);
+      return;
+    }
+    if (now >= p.lastSent + state.config.retryMs) {
+      p.lastSent = now;
+      const spec = app.components.find((c) => c.name === component);
+      if (spec !== undefined) out.messages.push({ to: p.cluster, body: { kind: 'offload-request', to: p.cluster, requestId: p.requestId, app: app.app, component: spec } });
+    }
+  }
+}
+
+function finishIfDone(step: Step, app: AppState): void {
+  const { state, now, out } = step;
+  const commit = app.commit;
+  if (app.closed || commit === undefined || commit.accepted.size < app.components.length) return;
+  const placement = Object.fromEntries(commit.accepted);
+  const body = { kind: 'solution' as const, app: app.app, baseCluster: app.origin, outcome: 'placed' as const, placement };
+  out.messages.push({ body });
+  out.events.push({ type: 'placed', app: app.app, origin: app.origin, placement });
+  app.lastSolution = body;
+  app.lastSolutionAt = now;
+  closeApp(state, app, false, now);
+  rebid(state, now);
+}
+
+/** Ends the app failed: solution with the reason, and DEL so hosts that accepted parts give them back. */
+export function fail(step: Step, app: AppState, reason: string): void {
+  const { state, now, out } = step;
+  if (app.closed) return;
+  const self = state.config.cluster;
+  const placement = Object.fromEntries(app.commit?.accepted ?? []);
+  const body = { kind: 'solution' as const, app: app.app, baseCluster: app.origin, outcome: 'failed' as const, placement: {}, reason };
+  out.messages.push({ body });
+  if (Object.keys(placement).length > 0 || (app.commit?.pending.size ?? 0) > 0) {
+    out.messages.push({ body: { kind: 'advertisement', type: 'DEL', app: app.app, baseCluster: self, components: [], sealed: app.sealed } });
+  }
+  state.ledger.releaseApp(self, app.app);
+  out.events.push({ type: 'failed', app: app.app, origin: self, reason });
+  app.lastSolution = body;
+  app.lastSolutionAt = now;
+  closeApp(state, app, true, now);
+  rebid(state, now);
+}

@@ -1,0 +1,118 @@
+// The bidding side of the auction for this agent: open mode keeps one CBBA bundle across every
+// open app and broadcasts its view; sealed mode sends each origin its bids privately and holds
+// them as reservations until the origin's solution (thesis ch. 9).
+import { extendBundle, held, releaseOutvoted, type BiddableApp, type BundleItem } from '../auction/bundle.ts';
+import { sameWinners } from '../auction/vote-table.ts';
+import { capacityView, reserved } from './view.ts';
+import { appKey, type AppState, type CoreState, type Output } from './state.ts';
+
+function biddable(app: AppState): BiddableApp {
+  return { app: app.app, origin: app.origin, components: app.components, table: app.table, settled: app.settled };
+}
+
+function appOf(state: CoreState, item: BundleItem): AppState | undefined {
+  return state.apps.get(appKey(item.origin, item.app));
+}
+
+/** A time for a new own vote: `now`, or just after the previous own vote if that was at the same ms. */
+function voteTime(state: CoreState, now: number): number {
+  state.lastVoteAt = Math.max(now, state.lastVoteAt + 1);
+  return state.lastVoteAt;
+}
+
+function openForVotes(app: AppState): boolean {
+  return !app.sealed && !app.closed && !app.blacklisted;
+}
+
+/** Open mode: release what was outvoted, then add what can be won; marks changed apps dirty. */
+export function rebid(state: CoreState, now: number): void {
+  const self = state.config.cluster;
+  state.bundle = state.bundle.filter((item) => {
+    const app = appOf(state, item);
+    return app !== undefined && openForVotes(app) && !app.settled.has(item.component.name);
+  });
+  const { kept, released } = releaseOutvoted(state.bundle, (item) => appOf(state, item)?.table, self);
+  const releasedAt = released.length > 0 ? voteTime(state, now) : now;
+  for (const item of released) {
+    const app = appOf(state, item);
+    if (app === undefined) continue;
+    app.table.own(item.component.name, { cluster: self, value: 0, timestamp: releasedAt });
+    app.dirty = true;
+  }
+  const apps = [...state.apps.values()].filter((a) => openForVotes(a) && !(a.offload && a.origin === self)).map(biddable);
+  const at = Math.max(now, state.lastVoteAt + 1);
+  const bundle = extendBundle({ self, now: at, apps, bundle: kept, base: capacityView(state, reserved(state)), mustBeatWinner: true });
+  if (bundle.length > kept.length) state.lastVoteAt = at;
+  for (const item of bundle.slice(kept.length)) {
+    const app = appOf(state, item);
+    if (app === undefined) continue;
+    app.table.own(item.component.name, { cluster: self, value: item.value, timestamp: at });
+    app.dirty = true;
+  }
+  state.bundle = bundle;
+  markChangedViews(state);
+}
+
+/** A bidder (or the origin) whose view of the winners moved tells the others, so agreement can be seen. */
+function markChangedViews(state: CoreState): void {
+  const self = state.config.cluster;
+  for (const app of state.apps.values()) {
+    if (!openForVotes(app)) continue;
+    const winners = app.table.winners(app.components.map((c) => c.name));
+    // Only the origin and current bidders speak up when their view moves; the rest already said they hold nothing.
+    const involved = app.origin === self || app.components.some((c) => (app.table.get(c.name, self)?.value ?? 0) > 0);
+    if (involved && !sameWinners(winners, app.lastWinners)) app.dirty = true;
+  }
+}
+
+/** One votes message per dirty open-mode app, once the batch is due (or at once with `force`). */
+export function flush(state: CoreState, now: number, out: Output, force = false): void {
+  const dirty = [...state.apps.values()].some((a) => a.dirty && openForVotes(a));
+  if (!dirty) {
+    delete state.dirtySince;
+    return;
+  }
+  state.dirtySince ??= now;
+  if (!force && now < state.dirtySince + state.config.batchMs) return;
+  delete state.dirtySince;
+  for (const app of state.apps.values()) {
+    if (!app.dirty || !openForVotes(app)) continue;
+    const winners = app.table.winners(app.components.map((c) => c.name));
+    state.votesRound += 1;
+    out.messages.push({ body: { kind: 'votes', app: app.app, baseCluster: app.origin, entries: app.table.entries(), winners, round: state.votesRound } });
+    app.dirty = false;
+    app.lastBroadcast = now;
+    app.lastWinners = winners;
+  }
+}
+
+/** Sealed mode: bids for one app, fitting together with everything else held; sent again unchanged on a repeated advert. */
+export function bidSealed(state: CoreState, app: AppState, now: number, out: Output): void {
+  const self = state.config.cluster;
+  let reservation = state.reservations.get(app.key);
+  if (reservation === undefined && app.offload && app.origin === self) reservation = { items: [], expiresAt: now + state.config.weakAgreementMs };
+  if (reservation === undefined) {
+    const base = capacityView(state, [...held(state.bundle), ...reserved(state)]);
+    const items = extendBundle({ self, now, apps: [biddable(app)], bundle: [], base, mustBeatWinner: false });
+    reservation = { items, expiresAt: now + state.config.weakAgreementMs + state.config.replyTimeoutMs };
+    state.reservations.set(app.key, reservation);
+  }
+  if (app.origin === self) {
+    for (const item of reservation.items) app.table.own(item.component.name, { cluster: self, value: item.value, timestamp: now });
+    app.reports.set(self, { winners: {}, bidder: reservation.items.length > 0, at: now });
+    return;
+  }
+  const bids = reservation.items.map((i) => ({ component: i.component.name, value: i.value }));
+  out.messages.push({ to: app.origin, body: { kind: 'sealed-vote', to: app.origin, app: app.app, bids } });
+  app.lastBroadcast = now;
+}
+
+/** Closes an app on this agent: its votes and reservations go; hosted components stay in the ledger. */
+export function closeApp(state: CoreState, app: AppState, blacklist: boolean, now: number): void {
+  app.closed = true;
+  app.closedAt ??= now;
+  app.blacklisted = app.blacklisted || blacklist;
+  app.dirty = false;
+  state.bundle = state.bundle.filter((item) => !(item.origin === app.origin && item.app === app.app));
+  state.reservations.delete(app.key);
+}

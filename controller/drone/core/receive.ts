@@ -1,0 +1,117 @@
+// What the agent does with each message kind it receives (one handler per kind).
+import type { AdvertisementMessage, DroneMessage, HostReplyMessage, SealedVoteMessage, SolutionMessage, VotesMessage } from '../messages/index.ts';
+import { onOffloadRequest, onResources, onWithdraw } from './host.ts';
+import { accept, refuse } from './origin.ts';
+import { bidSealed, closeApp, rebid } from './participant.ts';
+import { appKey, newApp, type AppState, type CoreState, type Output } from './state.ts';
+
+function resendSolution(state: CoreState, app: AppState, now: number, out: Output): void {
+  if (app.lastSolution === undefined || now < app.lastSolutionAt + state.config.gossipMs) return;
+  app.lastSolutionAt = now;
+  out.messages.push({ body: app.lastSolution });
+}
+
+function onAdvertisement(state: CoreState, msg: AdvertisementMessage, now: number, out: Output): void {
+  if (msg.baseCluster !== msg.sender) return;
+  if (msg.type === 'DEL') {
+    onWithdraw(state, msg, now, out);
+    return;
+  }
+  const key = appKey(msg.sender, msg.app);
+  let app = state.apps.get(key);
+  if (app?.closed === true) return;
+  if (app !== undefined && msg.type === 'MOD' && app.commit === undefined) app.components = [...msg.components];
+  const created = app === undefined;
+  if (app === undefined) {
+    app = newApp(key, { app: msg.app, origin: msg.sender, sealed: msg.sealed, components: [...msg.components], openedAt: now });
+    state.apps.set(key, app);
+  }
+  // A repeated announcement means the origin misses something: send the votes again, at most once a gossip period.
+  const due = created || now >= app.lastBroadcast + state.config.gossipMs;
+  if (app.sealed) {
+    if (due) bidSealed(state, app, now, out);
+    return;
+  }
+  if (due) app.dirty = true;
+  rebid(state, now);
+}
+
+function onVotes(state: CoreState, msg: VotesMessage, now: number, out: Output): void {
+  const app = state.apps.get(appKey(msg.baseCluster, msg.app));
+  if (app === undefined || app.sealed) return;
+  if (app.closed) {
+    if (app.origin === state.config.cluster) resendSolution(state, app, now, out);
+    return;
+  }
+  app.table.merge(msg.entries, state.config.cluster);
+  const held = app.reports.get(msg.sender);
+  if (held === undefined || held.at < msg.round) {
+    app.reports.set(msg.sender, { winners: msg.winners, bidder: msg.entries.some((e) => e.cluster === msg.sender && e.value > 0), at: msg.round });
+  }
+  rebid(state, now);
+}
+
+function onSealedVote(state: CoreState, msg: SealedVoteMessage, now: number, out: Output): void {
+  const app = state.apps.get(appKey(state.config.cluster, msg.app));
+  if (app === undefined || !app.sealed) return;
+  if (app.closed) {
+    resendSolution(state, app, now, out);
+    return;
+  }
+  if (app.reports.has(msg.sender)) return;
+  for (const bid of msg.bids) {
+    if (app.components.some((c) => c.name === bid.component)) app.table.put(bid.component, { cluster: msg.sender, value: bid.value, timestamp: msg.timestamp });
+  }
+  app.reports.set(msg.sender, { winners: {}, bidder: msg.bids.length > 0, at: msg.timestamp });
+}
+
+function onSolution(state: CoreState, msg: SolutionMessage, now: number, out: Output): void {
+  if (msg.baseCluster !== msg.sender) return;
+  const app = state.apps.get(appKey(msg.sender, msg.app));
+  if (app !== undefined && !app.closed) closeApp(state, app, msg.outcome === 'failed', now);
+  const self = state.config.cluster;
+  for (const entry of state.ledger.entries().filter((e) => e.origin === msg.sender && e.app === msg.app && msg.placement[e.component] !== self)) {
+    state.ledger.release(entry.origin, entry.app, entry.component);
+    out.events.push({ type: 'release', app: entry.app, origin: entry.origin, component: entry.component, reason: `the origin's solution is ${msg.outcome}${msg.reason === undefined ? '' : `: ${msg.reason}`}` });
+    out.messages.push({ to: entry.origin, body: { kind: 'acknowledge', to: entry.origin, typeAck: 'DEL_ACK', app: entry.app, component: entry.component } });
+  }
+  rebid(state, now);
+}
+
+function onHostReply(state: CoreState, msg: HostReplyMessage, now: number, out: Output): void {
+  const self = state.config.cluster;
+  const app = state.apps.get(appKey(self, msg.app));
+  if (app === undefined) return;
+  if (app.closed) {
+    // A late ACK for an app that already failed: tell the host to let go again.
+    if (msg.verdict === 'ACK' && app.blacklisted) resendSolution(state, app, now, out);
+    return;
+  }
+  if (msg.verdict === 'ACK') accept({ state, now, out }, app, msg.component, msg.requestId);
+  else if (app.commit?.pending.get(msg.component)?.requestId === msg.requestId) refuse({ state, now, out }, app, msg.component, { cluster: msg.sender, reason: msg.reason ?? 'no reason given' });
+}
+
+/** Dispatches one validated message; messages addressed to another cluster or echoing our own are ignored. */
+export function receive(state: CoreState, msg: DroneMessage, now: number, out: Output): void {
+  const self = state.config.cluster;
+  if (msg.kind === 'resources') {
+    if (msg.sender === self) onResources({ state, now, out }, msg.free, msg.scalePercent ?? state.scalePercent);
+    return;
+  }
+  if (msg.sender === self) return;
+  if ('to' in msg && msg.to !== self) return;
+  dispatch(state, msg, now, out);
+}
+
+function dispatch(state: CoreState, msg: Exclude<DroneMessage, { kind: 'resources' }>, now: number, out: Output): void {
+  switch (msg.kind) {
+    case 'slice-advert': state.slices.update(msg, now); break;
+    case 'advertisement': onAdvertisement(state, msg, now, out); break;
+    case 'votes': onVotes(state, msg, now, out); break;
+    case 'sealed-vote': onSealedVote(state, msg, now, out); break;
+    case 'solution': onSolution(state, msg, now, out); break;
+    case 'offload-request': onOffloadRequest(state, msg, now, out); break;
+    case 'host-reply': onHostReply(state, msg, now, out); break;
+    case 'acknowledge': out.events.push({ type: 'acknowledged', app: msg.app, from: msg.sender, component: msg.component, typeAck: msg.typeAck }); break;
+  }
+}

@@ -1,0 +1,156 @@
+// The state one DRONE agent owns (one instance per cluster; nothing at module level) and what its
+// pure core hands back to the shell: messages to publish and decision events.
+import type { BundleItem } from '../auction/bundle.ts';
+import { VoteTable } from '../auction/vote-table.ts';
+import { FedSlices } from '../fed-slices.ts';
+import { HostLedger } from '../host-ledger.ts';
+import type { DroneBody } from '../messages/index.ts';
+import type { Component, Resources } from '../model.ts';
+
+export interface DroneConfig {
+  readonly cluster: string;
+  /** open: votes broadcast to all (CBBA); sealed: votes only to the origin, which decides (thesis ch. 9). */
+  readonly mode: 'open' | 'sealed';
+  /** Percentage of free capacity offered to the federation (thesis `scale`). */
+  readonly scalePercent: number;
+  /** Quiet time after every active provider agrees before the origin decides. */
+  readonly agreementMs: number;
+  /** Hard limit on an auction: the origin decides with what it has. */
+  readonly weakAgreementMs: number;
+  /** Re-broadcast of votes and open adverts while an auction runs (lost messages). */
+  readonly gossipMs: number;
+  readonly advertIntervalMs: number;
+  readonly advertTtlMs: number;
+  /** How long the origin waits for ACK/NACK before failing the app. */
+  readonly replyTimeoutMs: number;
+  /** Retransmission of an unanswered OffloadRequest (same request id). */
+  readonly retryMs: number;
+  /** Votes changes are batched this long, so a burst of peers' votes costs one broadcast, not one each. */
+  readonly batchMs: number;
+  /** Federation neighbour weights (Federation CR) for the proportion policy. */
+  readonly weights: ReadonlyMap<string, number>;
+}
+
+export type Timers = Pick<DroneConfig, 'agreementMs' | 'weakAgreementMs' | 'gossipMs' | 'advertIntervalMs' | 'advertTtlMs' | 'replyTimeoutMs' | 'retryMs' | 'batchMs'>;
+
+export const DEFAULT_TIMERS: Timers = {
+  agreementMs: 2, weakAgreementMs: 2_000, gossipMs: 250, advertIntervalMs: 5_000, advertTtlMs: 15_000, replyTimeoutMs: 3_000, retryMs: 250, batchMs: 1,
+};
+
+export type DroneEvent =
+  | { readonly type: 'placed'; readonly app: string; readonly origin: string; readonly placement: Readonly<Record<string, string>> }
+  | { readonly type: 'failed'; readonly app: string; readonly origin: string; readonly reason: string }
+  | { readonly type: 'host'; readonly app: string; readonly origin: string; readonly component: Component }
+  | { readonly type: 'release'; readonly app: string; readonly origin: string; readonly component: string; readonly reason: string }
+  | { readonly type: 'acknowledged'; readonly app: string; readonly from: string; readonly component: string; readonly typeAck: string };
+
+export interface Outbound {
+  /** Recipient of a directed message; absent for a broadcast. */
+  readonly to?: string;
+  readonly body: DroneBody;
+}
+
+export interface Output {
+  readonly messages: Outbound[];
+  readonly events: DroneEvent[];
+}
+
+export interface Report {
+  readonly winners: Readonly<Record<string, string>>;
+  readonly bidder: boolean;
+  /** The sender's round (votes) or timestamp (sealed votes): a later report replaces an earlier one. */
+  readonly at: number;
+}
+
+export interface PendingRequest {
+  readonly cluster: string;
+  readonly requestId: string;
+  readonly deadline: number;
+  lastSent: number;
+}
+
+export interface CommitState {
+  readonly pending: Map<string, PendingRequest>;
+  readonly accepted: Map<string, string>;
+  readonly refused: Map<string, Set<string>>;
+  attempts: number;
+}
+
+export interface AppState {
+  readonly key: string;
+  readonly app: string;
+  readonly origin: string;
+  readonly sealed: boolean;
+  /** The job asked to leave its origin: the origin does not vote on it. */
+  readonly offload: boolean;
+  components: Component[];
+  readonly openedAt: number;
+  readonly table: VoteTable;
+  readonly settled: Set<string>;
+  readonly reports: Map<string, Report>;
+  closed: boolean;
+  /** When it closed; closed apps are kept a while to answer late messages, then forgotten. */
+  closedAt?: number;
+  blacklisted: boolean;
+  dirty: boolean;
+  lastBroadcast: number;
+  /** Origin only: when the ADD advert went out last (re-sent while the auction runs). */
+  lastAnnounced: number;
+  lastWinners: Record<string, string>;
+  agreeSince?: number;
+  /** Origin only: agreed but partly placed, waiting for a worse app to be blacklisted first. */
+  deferred: boolean;
+  commit?: CommitState;
+  lastSolution?: DroneBody;
+  lastSolutionAt: number;
+}
+
+export interface CoreState {
+  readonly config: DroneConfig;
+  free: Resources;
+  scalePercent: number;
+  readonly ledger: HostLedger;
+  readonly slices: FedSlices;
+  readonly apps: Map<string, AppState>;
+  bundle: BundleItem[];
+  /** Sealed bids outstanding per app key, until the solution or their expiry. */
+  readonly reservations: Map<string, { items: BundleItem[]; expiresAt: number }>;
+  advertSeq: number;
+  /** Timestamp of this cluster's last own vote: each new one is later, so peers never hold two revisions with one time. */
+  lastVoteAt: number;
+  /** Counter of this cluster's votes messages (their `round`). */
+  votesRound: number;
+  /** When the first unsent votes change happened (batched until batchMs later). */
+  dirtySince?: number;
+  lastAdvertAt: number;
+  lastAdvertised?: Resources;
+}
+
+/** One step of the core: its state, the time and where its output goes. */
+export interface Step {
+  readonly state: CoreState;
+  readonly now: number;
+  readonly out: Output;
+}
+
+export function appKey(origin: string, app: string): string {
+  return `${origin}/${app}`;
+}
+
+export function newCore(config: DroneConfig, free: Resources): CoreState {
+  return {
+    config, free, scalePercent: config.scalePercent, ledger: new HostLedger(), slices: new FedSlices(), apps: new Map(), bundle: [],
+    reservations: new Map(), advertSeq: 0, lastVoteAt: Number.NEGATIVE_INFINITY, votesRound: 0, lastAdvertAt: Number.NEGATIVE_INFINITY,
+  };
+}
+
+export function newApp(key: string, fields: { app: string; origin: string; sealed: boolean; components: Component[]; openedAt: number; offload?: boolean }): AppState {
+  return {
+    key, ...fields, offload: fields.offload ?? false, table: new VoteTable(), settled: new Set(), reports: new Map(), closed: false, blacklisted: false, dirty: true, deferred: false,
+    lastBroadcast: fields.openedAt, lastAnnounced: fields.openedAt, lastWinners: {}, lastSolutionAt: Number.NEGATIVE_INFINITY,
+  };
+}
+
+export function emptyOutput(): Output {
+  return { messages: [], events: [] };
+}

@@ -1,0 +1,77 @@
+// The host side of an OffloadRequest (DRONE v2 steps 9-14): accept (ACK, the slice is reserved
+// for the origin: a HostRequest ACCEPTED) or refuse (NACK with a reason). Answers are remembered
+// per request id, so a retransmitted request gets the same answer and is never acted on twice.
+import type { Held } from './auction/budget.ts';
+import type { Resources } from './model.ts';
+
+export interface HostedEntry extends Held {
+  readonly requestId: string;
+  readonly acceptedAt: number;
+}
+
+export interface HostAnswer {
+  readonly verdict: 'ACK' | 'NACK';
+  readonly reason?: string;
+  /** False when this repeats an earlier answer (nothing new to act on). */
+  readonly fresh: boolean;
+}
+
+export interface HostAsk {
+  readonly origin: string;
+  readonly requestId: string;
+  readonly app: string;
+  readonly component: string;
+  readonly resources: Resources;
+}
+
+function key(origin: string, app: string, component: string): string {
+  return `${origin}/${app}/${component}`;
+}
+
+export class HostLedger {
+  private readonly hosted = new Map<string, HostedEntry>();
+  private readonly answers = new Map<string, { verdict: 'ACK' | 'NACK'; reason?: string }>();
+
+  entries(): HostedEntry[] {
+    return [...this.hosted.values()];
+  }
+
+  has(origin: string, app: string, component: string): boolean {
+    return this.hosted.has(key(origin, app, component));
+  }
+
+  /** Answers an OffloadRequest; `admissible` checks the slice without this component. */
+  answer(ask: HostAsk, admissible: (need: Resources) => boolean, now: number): HostAnswer {
+    const answerKey = `${ask.origin}/${ask.requestId}`;
+    const earlier = this.answers.get(answerKey);
+    if (earlier !== undefined) return { ...earlier, fresh: false };
+    let result: { verdict: 'ACK' | 'NACK'; reason?: string };
+    if (this.has(ask.origin, ask.app, ask.component)) result = { verdict: 'ACK' };
+    else if (admissible(ask.resources)) {
+      result = { verdict: 'ACK' };
+      this.hosted.set(key(ask.origin, ask.app, ask.component), { origin: ask.origin, app: ask.app, component: ask.component, resources: ask.resources, requestId: ask.requestId, acceptedAt: now });
+    } else result = { verdict: 'NACK', reason: `component ${ask.component} (cpu ${ask.resources.cpu}m, memory ${ask.resources.memory}Mi) does not fit in what this cluster offers now` };
+    this.answers.set(answerKey, result);
+    return { ...result, fresh: true };
+  }
+
+  /** Records a component placed on this cluster by its own decision (local first). */
+  hostOwn(item: { origin: string; app: string; component: string; resources: Resources }, now: number): void {
+    this.hosted.set(key(item.origin, item.app, item.component), { ...item, requestId: `${item.app}/${item.component}/local`, acceptedAt: now });
+  }
+
+  /** Drops every component of an app (DEL), returning what was dropped. */
+  releaseApp(origin: string, app: string): HostedEntry[] {
+    const dropped = this.entries().filter((e) => e.origin === origin && e.app === app);
+    for (const e of dropped) this.hosted.delete(key(e.origin, e.app, e.component));
+    // Request ids are `<app>.<component>.<attempt>`: the answers for a released app can go too.
+    for (const answerKey of [...this.answers.keys()]) if (answerKey.startsWith(`${origin}/${app}.`)) this.answers.delete(answerKey);
+    return dropped;
+  }
+
+  release(origin: string, app: string, component: string): HostedEntry | undefined {
+    const entry = this.hosted.get(key(origin, app, component));
+    this.hosted.delete(key(origin, app, component));
+    return entry;
+  }
+}

@@ -1,0 +1,42 @@
+// Every message kind of the DRONE protocol, one codec for all of them.
+import type { TSchema } from '@sinclair/typebox';
+import { MessageCodec } from '../../../shared/bus/codec.ts';
+import { AcknowledgeMessage } from './acknowledge.ts';
+import { AdvertisementMessage } from './advertisement.ts';
+import { HostReplyMessage } from './host-reply.ts';
+import { OffloadRequestMessage } from './offload-request.ts';
+import { ResourcesMessage } from './resources.ts';
+import { SealedVoteMessage } from './sealed-vote.ts';
+import { SliceAdvertMessage } from './slice-advert.ts';
+import { SolutionMessage } from './solution.ts';
+import { VotesMessage } from './votes.ts';
+
+export type { AcknowledgeMessage, AdvertisementMessage, HostReplyMessage, OffloadRequestMessage, ResourcesMessage, SealedVoteMessage, SliceAdvertMessage, SolutionMessage, VotesMessage };
+
+export type DroneMessage = AdvertisementMessage | ResourcesMessage | VotesMessage | SealedVoteMessage | SolutionMessage
+  | OffloadRequestMessage | HostReplyMessage | AcknowledgeMessage | SliceAdvertMessage;
+export type DroneKind = DroneMessage['kind'];
+
+export const DRONE_SCHEMAS: Readonly<Record<DroneKind, TSchema>> = {
+  'advertisement': AdvertisementMessage,
+  'resources': ResourcesMessage,
+  'votes': VotesMessage,
+  'sealed-vote': SealedVoteMessage,
+  'solution': SolutionMessage,
+  'offload-request': OffloadRequestMessage,
+  'host-reply': HostReplyMessage,
+  'acknowledge': AcknowledgeMessage,
+  'slice-advert': SliceAdvertMessage,
+};
+
+/** Kinds sent to one cluster (topic `.../to/<recipient>/<kind>`); the rest are broadcast, except `resources` (local). */
+export const DIRECTED_KINDS: ReadonlySet<DroneKind> = new Set(['sealed-vote', 'offload-request', 'host-reply', 'acknowledge']);
+export const LOCAL_KINDS: ReadonlySet<DroneKind> = new Set(['resources']);
+
+export function droneCodec(): MessageCodec<DroneMessage> {
+  return new MessageCodec<DroneMessage>(DRONE_SCHEMAS);
+}
+
+/** A message body without the envelope, as the cores produce it; the shell adds id, sender, timestamp, hops. */
+export type DroneBody = DistributiveOmit<DroneMessage, 'v' | 'id' | 'sender' | 'timestamp' | 'hops'>;
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

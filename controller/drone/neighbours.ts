@@ -1,0 +1,32 @@
+// Federation resources (shared/crds/federation.ts) plus their credentials Secrets -> the relay's
+// neighbour list and the proportion policy's weights (pure; issue 8 wires the informers).
+import type { Neighbour } from '../../shared/bus/relay.ts';
+import type { CustomObject } from '../../shared/crds/resources.ts';
+import type { FederationSpec, FederationStatus } from '../../shared/crds/federation.ts';
+import { EdgeshifuError } from '../../shared/errors.ts';
+
+export type Federation = CustomObject<FederationSpec, FederationStatus>;
+
+/** Secret data as the API returns it (base64 values). */
+export type SecretData = Readonly<Record<string, string>>;
+
+function decoded(data: SecretData | undefined, key: string): string | undefined {
+  const value = data?.[key];
+  return value === undefined ? undefined : Buffer.from(value, 'base64').toString('utf8');
+}
+
+/** The relay link for one Federation; throws 'not-found'/'invalid' naming the Secret and key to fix. */
+export function neighbourOf(federation: Federation, secret: SecretData | undefined): Neighbour {
+  const ref = federation.spec.credentialsSecretRef;
+  const where = `Federation ${federation.metadata.name ?? '?'}: Secret ${ref.namespace}/${ref.name}`;
+  if (secret === undefined) throw new EdgeshifuError('not-found', `${where} does not exist`);
+  const username = decoded(secret, 'username');
+  const password = decoded(secret, 'password');
+  if (username === undefined || password === undefined) throw new EdgeshifuError('invalid', `${where} must have the keys username and password`);
+  const ca = decoded(secret, 'ca.crt');
+  return { cluster: federation.spec.clusterId, url: federation.spec.brokerUrl, username, password, ...(ca === undefined ? {} : { tls: { ca } }) };
+}
+
+export function weightsOf(federations: readonly Federation[]): Map<string, number> {
+  return new Map(federations.map((f) => [f.spec.clusterId, f.spec.weight ?? 1]));
+}

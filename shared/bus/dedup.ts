@@ -1,0 +1,39 @@
+// Message ids seen recently (issue 7: duplicates are recognised by id). Bounded in size and age,
+// so a long-running agent or relay does not grow without limit.
+export interface SeenIdsOptions {
+  readonly capacity?: number;
+  readonly ttlMs?: number;
+}
+
+export class SeenIds {
+  private readonly expiry = new Map<string, number>();
+  private readonly capacity: number;
+  private readonly ttlMs: number;
+
+  constructor(options: SeenIdsOptions = {}) {
+    this.capacity = options.capacity ?? 100_000;
+    this.ttlMs = options.ttlMs ?? 10 * 60_000;
+  }
+
+  /** True when `id` was seen within the ttl; otherwise remembers it and returns false. */
+  check(id: string, now: number): boolean {
+    const until = this.expiry.get(id);
+    if (until !== undefined && until > now) return true;
+    this.expiry.delete(id);
+    this.expiry.set(id, now + this.ttlMs);
+    this.evict(now);
+    return false;
+  }
+
+  get size(): number {
+    return this.expiry.size;
+  }
+
+  private evict(now: number): void {
+    // Map keeps insertion order, so the oldest entries come first.
+    for (const [id, until] of this.expiry) {
+      if (this.expiry.size <= this.capacity && until > now) break;
+      this.expiry.delete(id);
+    }
+  }
+}

@@ -1,0 +1,41 @@
+// What every bus message carries besides its body (issue 7, "The bus"): schema version, kind,
+// a unique id (duplicates are recognised by it), the sender cluster id, the sender's timestamp
+// and a hop count that relays raise, so relayed traffic stops at the hop limit.
+import { Type, type TLiteral, type TObject, type TProperties, type TInteger, type TString } from '@sinclair/typebox';
+
+export const MESSAGE_VERSION = 1;
+
+export const ClusterId = Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$', description: 'Cluster id from configuration (the thesis kept it in a ConfigMap).' });
+export const MAX_HOPS = 255;
+
+export interface EnvelopeProperties {
+  v: TLiteral<1>;
+  id: TString;
+  sender: TString;
+  timestamp: TInteger;
+  hops: TInteger;
+}
+
+export const ENVELOPE: EnvelopeProperties = {
+  v: Type.Literal(MESSAGE_VERSION),
+  id: Type.String({ minLength: 8, maxLength: 64, pattern: '^[A-Za-z0-9_.:-]+$', description: 'Unique per message; relays and receivers drop ids seen before.' }),
+  sender: ClusterId,
+  timestamp: Type.Integer({ minimum: 0, description: 'Sender clock, ms since the epoch.' }),
+  hops: Type.Integer({ minimum: 0, maximum: MAX_HOPS, description: 'Relays this message went through.' }),
+};
+
+/** A message schema: the envelope, the literal kind, then the body; unknown fields are refused. */
+export type MessageProperties<K extends string, P extends TProperties> = { v: TLiteral<1>; id: TString; sender: TString; timestamp: TInteger; hops: TInteger; kind: TLiteral<K> } & P;
+
+export function message<K extends string, P extends TProperties>(kind: K, body: P): TObject<MessageProperties<K, P>> {
+  return Type.Object({ ...ENVELOPE, kind: Type.Literal(kind), ...body }, { additionalProperties: false });
+}
+
+export interface Envelope {
+  readonly v: 1;
+  readonly id: string;
+  readonly sender: string;
+  readonly timestamp: number;
+  readonly hops: number;
+  readonly kind: string;
+}

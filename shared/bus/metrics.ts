@@ -1,0 +1,21 @@
+// Counters of the bus, one set per registry (a component may run several bus clients: agent,
+// relay links); invalid messages are dropped and counted here, never thrown.
+import { Counter, Gauge, type Registry } from 'prom-client';
+
+export interface BusMetrics {
+  readonly received: Counter<'kind'>;
+  readonly published: Counter<'kind'>;
+  readonly dropped: Counter<'reason'>;
+  readonly connected: Gauge<'link'>;
+  readonly reconnects: Counter<'link'>;
+}
+
+export function busMetrics(registry: Registry): BusMetrics {
+  return {
+    received: new Counter({ name: 'edgeshifu_bus_messages_received_total', help: 'Messages accepted after validation and de-duplication.', labelNames: ['kind'], registers: [registry] }),
+    published: new Counter({ name: 'edgeshifu_bus_messages_published_total', help: 'Messages published (relayed ones included).', labelNames: ['kind'], registers: [registry] }),
+    dropped: new Counter({ name: 'edgeshifu_bus_messages_dropped_total', help: 'Messages dropped on receipt, by reason (invalid, not-json, duplicate, ...).', labelNames: ['reason'], registers: [registry] }),
+    connected: new Gauge({ name: 'edgeshifu_bus_connected', help: '1 while the link to its broker is up.', labelNames: ['link'], registers: [registry] }),
+    reconnects: new Counter({ name: 'edgeshifu_bus_reconnects_total', help: 'Reconnection attempts.', labelNames: ['link'], registers: [registry] }),
+  };
+}

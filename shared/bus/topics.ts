@@ -1,0 +1,82 @@
+// The versioned topic tree of the edgeshifu bus (controller/drone/README.md has the table). The
+// first level after the version is always the publishing cluster, so a broker can let a cluster
+// publish only under its own id; relays publish under their own id too and name the origin after.
+//
+//   edgeshifu/v1/<publisher>/fed/<kind>                          broadcast to the federation
+//   edgeshifu/v1/<publisher>/to/<recipient>/<kind>               directed to one cluster
+//   edgeshifu/v1/<relayer>/relay/<origin>/fed/<kind>             broadcast, relayed
+//   edgeshifu/v1/<relayer>/relay/<origin>/to/<recipient>/<kind>  directed, relayed
+//   edgeshifu/v1/<cluster>/local/<kind>                          inside one cluster, never relayed
+import { EdgeshifuError } from '../errors.ts';
+
+export const TOPIC_ROOT = 'edgeshifu/v1';
+const SEGMENT = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+function segment(value: string, what: string): string {
+  if (!SEGMENT.test(value)) throw new EdgeshifuError('invalid', `${what} "${value}" is not a valid topic segment: use lower-case letters, digits and dashes`);
+  return value;
+}
+
+export function broadcastTopic(publisher: string, kind: string): string {
+  return `${TOPIC_ROOT}/${segment(publisher, 'cluster id')}/fed/${segment(kind, 'message kind')}`;
+}
+
+export function directTopic(publisher: string, recipient: string, kind: string): string {
+  return `${TOPIC_ROOT}/${segment(publisher, 'cluster id')}/to/${segment(recipient, 'recipient cluster id')}/${segment(kind, 'message kind')}`;
+}
+
+export function localTopic(cluster: string, kind: string): string {
+  return `${TOPIC_ROOT}/${segment(cluster, 'cluster id')}/local/${segment(kind, 'message kind')}`;
+}
+
+export interface TopicInfo {
+  /** Who published on this broker: the origin, or the relay that forwarded it. */
+  readonly publisher: string;
+  /** Who wrote the message (equals publisher unless relayed). */
+  readonly origin: string;
+  readonly scope: 'fed' | 'to' | 'local';
+  readonly recipient?: string;
+  readonly kind: string;
+  readonly relayed: boolean;
+}
+
+function parseTail(publisher: string, origin: string, relayed: boolean, tail: string[]): TopicInfo | undefined {
+  const [scope, a, b, ...rest] = tail;
+  if (scope === 'fed' && a !== undefined && b === undefined) return { publisher, origin, scope, kind: a, relayed };
+  if (scope === 'to' && a !== undefined && b !== undefined && rest.length === 0) return { publisher, origin, scope, recipient: a, kind: b, relayed };
+  if (scope === 'local' && !relayed && a !== undefined && b === undefined) return { publisher, origin, scope, kind: a, relayed };
+  return undefined;
+}
+
+/** The parts of a topic of this tree, or undefined for any other topic. */
+export function parseTopic(topic: string): TopicInfo | undefined {
+  const parts = topic.split('/');
+  if (parts[0] !== 'edgeshifu' || parts[1] !== 'v1') return undefined;
+  const [publisher, next, origin, ...rest] = parts.slice(2);
+  if (publisher === undefined || !SEGMENT.test(publisher)) return undefined;
+  if (next === 'relay') return origin !== undefined && SEGMENT.test(origin) ? parseTail(publisher, origin, true, rest) : undefined;
+  return parseTail(publisher, publisher, false, parts.slice(3));
+}
+
+/** The topic a relay publishes a message under when forwarding it (never relays local traffic). */
+export function relayedTopic(relayer: string, topic: string): string | undefined {
+  const info = parseTopic(topic);
+  if (info === undefined || info.scope === 'local') return undefined;
+  const scope = info.scope === 'fed' ? `fed/${info.kind}` : `to/${info.recipient ?? ''}/${info.kind}`;
+  return `${TOPIC_ROOT}/${segment(relayer, 'relay cluster id')}/relay/${info.origin}/${scope}`;
+}
+
+/** What a cluster's agent subscribes to on its own broker: all broadcasts, what is addressed to it, its local traffic. */
+export function agentFilters(cluster: string): string[] {
+  const self = segment(cluster, 'cluster id');
+  return [
+    `${TOPIC_ROOT}/+/fed/#`,
+    `${TOPIC_ROOT}/+/relay/+/fed/#`,
+    `${TOPIC_ROOT}/+/to/${self}/#`,
+    `${TOPIC_ROOT}/+/relay/+/to/${self}/#`,
+    `${TOPIC_ROOT}/${self}/local/#`,
+  ];
+}
+
+/** What a relay forwards from its own broker: everything federated (not local). */
+export const RELAY_FILTERS = [`${TOPIC_ROOT}/+/fed/#`, `${TOPIC_ROOT}/+/to/#`, `${TOPIC_ROOT}/+/relay/#`];

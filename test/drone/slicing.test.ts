@@ -1,0 +1,74 @@
+import test from 'ava';
+import { clusterFree, offeredCapacity } from '../../controller/drone/slicing/capacity.ts';
+import { nodeInput, podInput, HOSTED_FOR_LABEL } from '../../controller/drone/slicing/kube-input.ts';
+import { cpuMillis, memoryMiB } from '../../controller/drone/slicing/quantity.ts';
+import { reclaim, type HostedComponent } from '../../controller/drone/slicing/reclaim.ts';
+import { isEdgeshifuError } from '../../shared/errors.ts';
+
+const quantities = [
+  { q: '250m', cpu: 250 }, { q: '2', cpu: 2000 }, { q: '1.5', cpu: 1500 }, { q: 3, cpu: 3000 },
+];
+for (const c of quantities) test(`cpu quantity ${String(c.q)} is ${c.cpu} millicores`, (t) => { t.is(cpuMillis(c.q, 'cpu'), c.cpu); });
+
+const memories = [{ q: '1Gi', mib: 1024 }, { q: '512Mi', mib: 512 }, { q: '1048576', mib: 1 }, { q: '1e6', mib: 1e6 / 2 ** 20 }];
+for (const c of memories) test(`memory quantity ${c.q} is ${c.mib} MiB`, (t) => { t.is(memoryMiB(c.q, 'memory'), c.mib); });
+
+test('a malformed quantity is refused naming the field', (t) => {
+  const err = t.throws(() => cpuMillis('two cores', 'node n1 allocatable cpu'));
+  t.true(isEdgeshifuError(err, 'invalid'));
+  t.regex(err.message, /node n1 allocatable cpu: "two cores" is not a Kubernetes quantity/);
+});
+
+test('capacity is the allocatable of ready nodes minus requests of pods holding them; hosted pods and finished pods do not count', (t) => {
+  const nodes = [
+    { name: 'n1', ready: true, allocatable: { cpu: 4000, memory: 8192 } },
+    { name: 'n2', ready: true, allocatable: { cpu: 2000, memory: 4096 } },
+    { name: 'n3', ready: false, allocatable: { cpu: 8000, memory: 8192 } },
+  ];
+  const pods = [
+    { name: 'a', nodeName: 'n1', phase: 'Running', requests: { cpu: 1000, memory: 1024 } },
+    { name: 'b', nodeName: 'n2', phase: 'Pending', requests: { cpu: 500, memory: 512 } },
+    { name: 'c', nodeName: 'n1', phase: 'Succeeded', requests: { cpu: 3000, memory: 3000 } },
+    { name: 'd', nodeName: 'n3', phase: 'Running', requests: { cpu: 100, memory: 100 } },
+    { name: 'e', phase: 'Pending', requests: { cpu: 100, memory: 100 } },
+    { name: 'f', nodeName: 'n1', phase: 'Running', requests: { cpu: 700, memory: 700 }, hostedFor: 'edge-2' },
+  ];
+  t.deepEqual(clusterFree(nodes, pods), { cpu: 4500, memory: 10752 });
+});
+
+test('the federation is offered the scale percentage of what is free (thesis scale)', (t) => {
+  t.deepEqual(offeredCapacity({ cpu: 4000, memory: 1000 }, 50), { cpu: 2000, memory: 500 });
+  t.true(isEdgeshifuError(t.throws(() => offeredCapacity({ cpu: 1, memory: 1 }, 150)), 'invalid'));
+});
+
+test('nodes and pods as the API returns them become the plain input', (t) => {
+  const node = nodeInput({ metadata: { name: 'n1' }, status: { allocatable: { cpu: '3500m', memory: '2Gi' }, conditions: [{ type: 'Ready', status: 'True' }] } });
+  t.deepEqual(node, { name: 'n1', ready: true, allocatable: { cpu: 3500, memory: 2048 } });
+  const cordoned = nodeInput({ metadata: { name: 'n2' }, spec: { unschedulable: true }, status: { allocatable: { cpu: '1' }, conditions: [{ type: 'Ready', status: 'True' }] } });
+  t.false(cordoned.ready);
+  const pod = podInput({
+    metadata: { name: 'p', namespace: 'ns', labels: { [HOSTED_FOR_LABEL]: 'edge-9' } },
+    spec: { nodeName: 'n1', containers: [{ name: 'a', resources: { requests: { cpu: '250m', memory: '128Mi' } } }, { name: 'b', resources: { requests: { cpu: '250m' } } }] },
+    status: { phase: 'Running' },
+  });
+  t.deepEqual(pod, { name: 'ns/p', nodeName: 'n1', phase: 'Running', requests: { cpu: 500, memory: 128 }, hostedFor: 'edge-9' });
+});
+
+function hosted(origin: string, component: string, cpu: number, acceptedAt: number): HostedComponent {
+  return { origin, app: `${origin}-app`, component, resources: { cpu, memory: 0 }, acceptedAt };
+}
+
+test('when the slice shrinks, reclaim takes from the origin most above its share, newest component first', (t) => {
+  const all = [hosted('a', 'a1', 1000, 1), hosted('a', 'a2', 1000, 2), hosted('a', 'a3', 1000, 3), hosted('b', 'b1', 1000, 4)];
+  const victims = reclaim(all, { cpu: 2000, memory: 0 }, new Map());
+  t.deepEqual(victims.map((v) => v.component), ['a3', 'a2']);
+});
+
+test('weights decide who is above its share when reclaiming', (t) => {
+  const all = [hosted('a', 'a1', 1000, 1), hosted('a', 'a2', 1000, 2), hosted('b', 'b1', 1000, 3), hosted('b', 'b2', 1000, 4)];
+  t.deepEqual(reclaim(all, { cpu: 3000, memory: 0 }, new Map([['a', 3], ['b', 1]])).map((v) => v.component), ['b2']);
+});
+
+test('nothing is reclaimed while what is hosted fits', (t) => {
+  t.deepEqual(reclaim([hosted('a', 'a1', 1000, 1)], { cpu: 1000, memory: 0 }, new Map()), []);
+});

@@ -1,0 +1,119 @@
+// A federation on real brokers: each cluster has its own broker (aedes by default, or any URL
+// such as a Mosquitto), its agent on it, and a relay pushing federation traffic to the brokers
+// of its neighbours. Used by the federation tests and the benchmark.
+import { FederationRelay, type Neighbour } from '../../../shared/bus/relay.ts';
+import { DroneAgent, type DroneBus } from '../../../controller/drone/agent.ts';
+import { DEFAULT_TIMERS, type DroneConfig, type DroneEvent, type Timers } from '../../../controller/drone/agent-core.ts';
+import { asDroneBus, droneBusClient } from '../../../controller/drone/bus.ts';
+import { DRONE_SCHEMAS, droneCodec, type DroneBody } from '../../../controller/drone/messages/index.ts';
+import { envelopeCodec } from '../../../shared/bus/codec.ts';
+import type { Envelope } from '../../../shared/bus/envelope.ts';
+import type { Resources } from '../../../controller/drone/model.ts';
+import type { EmbeddedBroker } from '../../../shared/bus/broker.ts';
+import { waitFor } from '../../support/wait.ts';
+import { password, startAedes } from './brokers.ts';
+
+export type Cleanup = (fn: () => Promise<void> | void) => void;
+
+export interface FederatedCluster {
+  readonly id: string;
+  readonly url: string;
+  readonly agent: DroneAgent;
+  readonly relay?: FederationRelay<Envelope>;
+  readonly decisions: DroneEvent[];
+  readonly broker?: EmbeddedBroker;
+}
+
+export interface FederationSpec {
+  readonly ids: readonly string[];
+  /** Undirected links; each side relays to the other. */
+  readonly edges: ReadonlyArray<readonly [string, string]>;
+  readonly free: (id: string) => Resources;
+  readonly scalePercent?: number;
+  readonly mode?: DroneConfig['mode'];
+  /** A broker URL to use instead of an embedded aedes (e.g. Mosquitto), per cluster. */
+  readonly brokerUrl?: (id: string) => string | undefined;
+  /** false: no relays (e.g. a Mosquitto bridge or a shared broker carries the traffic). */
+  readonly relays?: boolean;
+  readonly maxHops?: number;
+  readonly timers?: Partial<Timers>;
+  /** Sees every message an agent publishes (the benchmark times agreement with it). */
+  readonly tap?: (cluster: string, topic: string, body: DroneBody) => void;
+}
+
+const codec = droneCodec();
+const relayCodec = envelopeCodec(Object.keys(DRONE_SCHEMAS));
+
+function tapped(cluster: string, bus: DroneBus, tap: FederationSpec['tap']): DroneBus {
+  if (tap === undefined) return bus;
+  return { subscribe: (f, h) => bus.subscribe(f, h), publish: (topic, body) => { tap(cluster, topic, body); return bus.publish(topic, body); } };
+}
+
+export function neighboursOf(id: string, edges: FederationSpec['edges']): string[] {
+  return edges.flatMap(([a, b]) => (a === id ? [b] : b === id ? [a] : []));
+}
+
+async function brokers(spec: FederationSpec, cleanup: Cleanup): Promise<Map<string, { url: string; broker?: EmbeddedBroker }>> {
+  const out = new Map<string, { url: string; broker?: EmbeddedBroker }>();
+  for (const id of spec.ids) {
+    const external = spec.brokerUrl?.(id);
+    if (external !== undefined) {
+      out.set(id, { url: external });
+      continue;
+    }
+    const b = await startAedes(id, spec.ids);
+    cleanup(() => b.broker.stop());
+    out.set(id, { url: b.url, broker: b.broker });
+  }
+  return out;
+}
+
+export async function startFederation(spec: FederationSpec, cleanup: Cleanup): Promise<Map<string, FederatedCluster>> {
+  const urls = await brokers(spec, cleanup);
+  const relays = new Map<string, FederationRelay<Envelope>>();
+  if (spec.relays !== false) {
+    for (const id of spec.ids) {
+      const neighbours: Neighbour[] = neighboursOf(id, spec.edges).map((n) => ({ cluster: n, url: urls.get(n)?.url ?? '', username: id, password: password(id) }));
+      const relay = new FederationRelay<Envelope>({ cluster: id, local: { url: urls.get(id)?.url ?? '', username: id, password: password(id) }, neighbours, ...(spec.maxHops === undefined ? {} : { maxHops: spec.maxHops }) }, relayCodec);
+      cleanup(() => relay.stop());
+      await relay.start();
+      relays.set(id, relay);
+    }
+    for (const [id, relay] of relays) {
+      const want = neighboursOf(id, spec.edges).length;
+      await waitFor(`relay links of ${id}`, () => (relay.linksUp() === want ? true : undefined), { timeoutMs: 20_000 });
+    }
+  }
+  const clusters = new Map<string, FederatedCluster>();
+  for (const id of spec.ids) {
+    const url = urls.get(id)?.url ?? '';
+    const client = droneBusClient({ url, cluster: id, username: id, password: password(id), link: 'agent', backoff: { initialMs: 50, maxMs: 500 }, ignoreOwn: true }, codec);
+    cleanup(() => client.stop());
+    await client.start();
+    const agent = new DroneAgent({
+      config: { cluster: id, mode: spec.mode ?? 'open', scalePercent: spec.scalePercent ?? 100, weights: new Map(), ...DEFAULT_TIMERS, ...spec.timers },
+      free: spec.free(id),
+      bus: tapped(id, asDroneBus(client), spec.tap),
+    });
+    cleanup(() => { agent.stop(); });
+    const decisions: DroneEvent[] = [];
+    agent.on('decision', (e) => decisions.push(e));
+    const relay = relays.get(id);
+    const broker = urls.get(id)?.broker;
+    clusters.set(id, { id, url, agent, decisions, ...(relay === undefined ? {} : { relay }), ...(broker === undefined ? {} : { broker }) });
+  }
+  for (const c of clusters.values()) await c.agent.start();
+  return clusters;
+}
+
+/** Waits until every agent has a live slice advert from every other cluster that offers something. */
+export async function waitForAdverts(clusters: ReadonlyMap<string, FederatedCluster>, offering: readonly string[], timeoutMs = 20_000): Promise<void> {
+  for (const c of clusters.values()) {
+    const want = offering.filter((o) => o !== c.id).sort();
+    await waitFor(`slice adverts at ${c.id}`, () => (JSON.stringify(c.agent.providers()) === JSON.stringify(want) ? true : undefined), { timeoutMs });
+  }
+}
+
+export function outcomeOf(cluster: FederatedCluster, app: string): DroneEvent | undefined {
+  return cluster.decisions.find((e) => (e.type === 'placed' || e.type === 'failed') && e.app === app);
+}
