@@ -3,6 +3,7 @@
 // Serial: each test runs its own control plane and controller, which in parallel would starve a
 // 2-core machine.
 import test from 'ava';
+import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 
 /** client-node returns class instances; compare their JSON. */
 const plain = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
@@ -154,9 +155,11 @@ test.serial('a deviceShifu Deployment deleted or edited by hand is put back', as
   });
   t.is(recreated.spec?.template.spec?.containers[0]?.image, image);
 
-  const edited = structuredClone(recreated);
-  edited.spec!.template.spec!.containers[0]!.image = 'example.invalid/hacked:1';
-  await kube.apps.replaceNamespacedDeployment({ namespace: 'deviceshifu', name: 'guarded-deployment', body: edited });
+  // a JSON patch, as `kubectl patch --type=json` sends: no resourceVersion to race the controller on
+  await kube.apps.patchNamespacedDeployment({ namespace: 'deviceshifu', name: 'guarded-deployment',
+    body: [{ op: 'replace', path: '/spec/template/spec/containers/0/image', value: 'example.invalid/hacked:1' }] },
+  setHeaderOptions('Content-Type', PatchStrategy.JsonPatch));
+  await waitFor('the hand edit seen', async () => (await deploymentOf(kube, 'guarded'))?.metadata?.generation !== recreated.metadata?.generation ? true : undefined);
   const restored = await waitFor('the image restored', async () => {
     const d = await deploymentOf(kube, 'guarded');
     return d?.spec?.template.spec?.containers[0]?.image === image ? d : undefined;

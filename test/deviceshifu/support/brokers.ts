@@ -43,7 +43,11 @@ export async function aedesBroker(t: ExecutionContext, options: { port?: number;
     const onSocket = (socket: Socket): void => { sockets.add(socket); socket.once('close', () => sockets.delete(socket)); b.handle(socket); };
     server = options.tls === undefined ? createServer(onSocket)
       : createTlsServer({ cert: await readFile(options.tls.certFile), key: await readFile(options.tls.keyFile) }, onSocket);
-    await new Promise<void>((resolve) => server?.listen(port, '127.0.0.1', resolve));
+    const listening = server;
+    await new Promise<void>((resolve, reject) => {
+      listening.once('error', reject);
+      listening.listen(port, '127.0.0.1', resolve);
+    });
   };
   const stop = async (): Promise<void> => {
     for (const socket of sockets) socket.destroy();

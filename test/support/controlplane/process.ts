@@ -24,11 +24,12 @@ process.once('exit', () => {
  * A process that is killed (SIGKILL, or a test runner ending its worker) runs no exit hook: a
  * detached watcher kills the child's process group once the parent is gone.
  */
-function reapWhenGone(parent: number, child: number | undefined): void {
-  if (child === undefined) return;
+function reapWhenGone(parent: number, child: number | undefined): ChildProcess | undefined {
+  if (child === undefined) return undefined;
   const watcher = spawn('sh', ['-c', `while kill -0 ${parent} 2>/dev/null && kill -0 ${child} 2>/dev/null; do sleep 1; done; kill -KILL -${child} 2>/dev/null`],
     { detached: true, stdio: 'ignore' });
   watcher.unref();
+  return watcher;
 }
 
 export function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
@@ -52,6 +53,7 @@ export function isAlive(pid: number): boolean {
 export class ManagedProcess {
   readonly spec: ProcessSpec;
   private child: ChildProcess | undefined;
+  private reaper: ChildProcess | undefined;
   private exited: Promise<void> = Promise.resolve();
 
   constructor(spec: ProcessSpec) {
@@ -72,12 +74,16 @@ export class ManagedProcess {
     const child = spawn(this.spec.command, this.spec.args, { detached: true, stdio: ['ignore', fd, fd] });
     closeSync(fd);
     this.child = child;
-    this.exited = once(child, 'exit').then(() => { running.delete(child); });
+    this.exited = once(child, 'exit').then(() => {
+      running.delete(child);
+      // stopped or crashed while we watch: the reaper has nothing left to do
+      killGroup(this.reaper?.pid, 'SIGKILL');
+    });
     // never keeps this Node process alive; the exit hook above kills what was not stopped
     child.unref();
     if (this.spec.detach !== true) {
       running.add(child);
-      reapWhenGone(process.pid, child.pid);
+      this.reaper = reapWhenGone(process.pid, child.pid);
     }
   }
 
