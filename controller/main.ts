@@ -27,6 +27,8 @@ export async function runController(argv: readonly string[], env: NodeJS.Process
   const identity = config.identity ?? env.HOSTNAME ?? hostname();
   const elector = new LeaderElector({ client, namespace: config.leaseNamespace, name: config.leaseName, identity, logger });
   const leaderGauge = new Gauge({ name: 'edgeshifu_leader', help: '1 while this replica leads', registers: [registry] });
+  new Gauge({ name: 'edgeshifu_edgemap_vertices', help: 'Vertices (nodes, devices, clusters) on the edgeMap', registers: [registry], collect() { this.set(map.order); } });
+  new Gauge({ name: 'edgeshifu_edgemap_links', help: 'Links on the edgeMap', registers: [registry], collect() { this.set(map.size); } });
   const app = controllerApp({
     registry,
     routers: [edgeMapRouter(map, { signal: shutdown.signal, logger, registry })],

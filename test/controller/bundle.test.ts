@@ -1,0 +1,46 @@
+// The pure builders of a deviceShifu bundle: image by protocol, Service type, the TCP port, the
+// broker Secret reaching the pod through the kubelet, and names a Service can carry.
+import test from 'ava';
+import { imageFor } from '../../controller/config.ts';
+import { deviceShifuDeployment } from '../../controller/bundle/deployment.ts';
+import { deviceShifuService } from '../../controller/bundle/service.ts';
+import { bundleNames } from '../../controller/bundle/names.ts';
+import type { EdgeDeviceSpec } from '../../shared/crds/edgedevice.ts';
+
+const settings = { namespace: 'deviceshifu', image: 'img', cpuRequest: '10m', memoryRequest: '32Mi', cpuLimit: '200m', memoryLimit: '64Mi' };
+const placement = { node: 'edge-1', placedAt: '2026-11-22T10:00:00Z', reason: 'most free memory' };
+const device = (spec: EdgeDeviceSpec): { name: string; namespace: string; spec: EdgeDeviceSpec } => ({ name: 'dev', namespace: 'devices', spec });
+
+test('the image comes from the per-protocol override, else the common image', (t) => {
+  const config = { deviceShifuImage: 'edgeshifu:1', deviceShifuImages: 'MQTT=edgeshifu-mqtt:2, Socket = edgeshifu-socket:3' };
+  t.is(imageFor(config, 'MQTT'), 'edgeshifu-mqtt:2');
+  t.is(imageFor(config, 'Socket'), 'edgeshifu-socket:3');
+  t.is(imageFor(config, 'HTTP'), 'edgeshifu:1');
+  t.is(imageFor({ ...config, deviceShifuImages: '' }, 'MQTT'), 'edgeshifu:1');
+});
+
+test('the Service takes the configured type, and a TCP device gets its listen port too', (t) => {
+  const http = deviceShifuService(device({ protocol: 'HTTP', address: 'x:1' }), 'deviceshifu', 'LoadBalancer');
+  t.is(http.spec?.type, 'LoadBalancer');
+  t.deepEqual(http.spec?.ports?.map((p) => [p.name, p.port, p.targetPort]), [['http', 80, 8080]]);
+  const tcp = deviceShifuService(device({ protocol: 'TCP', address: 'x:1', protocolSettings: { TCPSetting: { ListenPort: '9000' } } }), 'deviceshifu', 'ClusterIP');
+  t.deepEqual(tcp.spec?.ports?.map((p) => [p.name, p.port, p.targetPort]), [['http', 80, 8080], ['tcp', 9000, 9000]]);
+});
+
+test('broker credentials reach the gateway from the Secret through the kubelet, never as values', (t) => {
+  const spec: EdgeDeviceSpec = { protocol: 'MQTT', address: 'broker:1883', protocolSettings: { MQTTSetting: { MQTTServerSecret: 'broker-login' } } };
+  const env = deviceShifuDeployment(device(spec), 'cm', placement, settings).spec?.template.spec?.containers[0]?.env ?? [];
+  t.deepEqual(env.filter((e) => e.name.startsWith('MQTT_')).map((e) => [e.name, e.value, e.valueFrom?.secretKeyRef?.name, e.valueFrom?.secretKeyRef?.key]), [
+    ['MQTT_USERNAME', undefined, 'broker-login', 'username'],
+    ['MQTT_PASSWORD', undefined, 'broker-login', 'password'],
+  ]);
+  t.is(env.find((e) => e.name === 'EDGESHIFU_BIND_ADDRESS')?.valueFrom?.fieldRef?.fieldPath, 'status.podIP');
+});
+
+test('bundle names follow the seed, and a name no Service can carry is refused', (t) => {
+  t.deepEqual(bundleNames({ name: 'edgedevice-thermometer', namespace: 'devices' }),
+    { deployment: 'edgedevice-thermometer-deployment', service: 'edgedevice-thermometer', serviceAccount: 'deviceshifu-edgedevice-thermometer', role: 'deviceshifu-edgedevice-thermometer' });
+  for (const bad of ['Thermo', 'thermo.v2', '9lives', `t${'x'.repeat(63)}`]) {
+    t.throws(() => bundleNames({ name: bad, namespace: 'devices' }), { message: /cannot name its deviceShifu Service/ }, bad);
+  }
+});
