@@ -180,3 +180,14 @@ test.serial('an EdgeDevice whose name cannot name a Service fails with a conditi
   await waitForCondition(kube, 'thermo-v2', 'Scheduled', { status: 'True' });
   t.pass();
 });
+
+test.serial('a placement the real scheduler still refuses (a tainted node) shows up as BundleReady=False with its reason', async (t) => {
+  const { kube } = await edgeCluster(t);
+  await kube.addNode('tainted', { taints: [{ key: 'dedicated', value: 'plc', effect: 'NoSchedule' }] });
+  await startController(t, kube);
+  await createDevice(kube, thermometer('refused'));
+  t.is((await waitForCondition(kube, 'refused', 'Scheduled', { status: 'True' })).status?.nodeName, 'tainted');
+  const refused = await waitForCondition(kube, 'refused', 'BundleReady', { reason: 'Unschedulable' });
+  t.regex(conditionOf(refused, 'BundleReady')?.message ?? '', /node tainted cannot take the deviceShifu: .*untolerated taint/);
+  t.is(refused.status?.edgedevicephase, 'Pending');
+});
