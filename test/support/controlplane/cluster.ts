@@ -1,6 +1,7 @@
 // A real Kubernetes control plane on loopback, as in k3s: kine on sqlite as the datastore,
 // kube-apiserver, kube-controller-manager (ReplicaSets, Pods, garbage collection), kube-scheduler,
 // and KWOK so that nodes and their pods exist without a kubelet. REFERENCE.md §6.
+import { randomBytes } from 'node:crypto';
 import { request } from 'node:https';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
@@ -201,12 +202,9 @@ async function plainGet(port: number, path: string): Promise<number> {
   });
 }
 
-let clusterCount = 0;
-
 /** Starts a whole control plane and waits until every component is healthy. */
 export async function startCluster(options: ClusterOptions = {}): Promise<TestCluster> {
-  clusterCount += 1;
-  const name = options.name ?? `edgeshifu-test-${process.pid}-${clusterCount}`;
+  const name = options.name ?? `edgeshifu-test-${process.pid}-${randomBytes(3).toString('hex')}`;
   const dir = options.dir ?? await mkdtemp(join(tmpdir(), `${name}-`));
   await mkdir(join(dir, 'logs'), { recursive: true });
   const [binDir, pki, portList] = await Promise.all([controlPlaneBinaries(), makePki(join(dir, 'pki')), freePorts(6)]);
