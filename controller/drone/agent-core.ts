@@ -7,7 +7,7 @@ import type { DroneMessage } from './messages/index.ts';
 import { Job, type Resources } from './model.ts';
 import { onResources } from './core/host.ts';
 import { fail, originTick, submit } from './core/origin.ts';
-import { flush } from './core/participant.ts';
+import { flush, rebid } from './core/participant.ts';
 import { receive } from './core/receive.ts';
 import { appKey, emptyOutput, newCore, type CoreState, type DroneConfig, type Output } from './core/state.ts';
 import { advertTick } from './core/adverts.ts';
@@ -49,6 +49,18 @@ export class DroneCore {
       for (const entry of this.state.ledger.releaseApp(this.cluster, app)) {
         out.events.push({ type: 'release', app, origin: this.cluster, component: entry.component, reason: 'withdrawn by its origin' });
       }
+    });
+  }
+
+  /** What this cluster hosted before a restart, rebuilt from Kubernetes (issue 8: converge on restart). */
+  restoreHosted(entries: readonly HostedEntry[], now: number): Output {
+    return this.run(now, () => { for (const entry of entries) this.state.ledger.restore(entry); });
+  }
+
+  /** A hosted component ended or was deleted on this cluster: its slice is free again (seed "Resource release"). */
+  releaseHosted(origin: string, app: string, component: string, now: number): Output {
+    return this.run(now, () => {
+      if (this.state.ledger.release(origin, app, component) !== undefined) rebid(this.state, now);
     });
   }
 

@@ -26,8 +26,13 @@ export interface DroneAgentOptions {
   readonly signal?: AbortSignal;
 }
 
+/** Messages the auction core does not handle: the Kubernetes side of offloading (issue 8) does. */
+export type OffloadMessage = Extract<DroneMessage, { kind: 'lease' | 'host-status' }>;
+type DirectedBody = Extract<DroneBody, { to: string }>;
+
 export interface DroneAgentEvents {
   decision: [DroneEvent];
+  offload: [OffloadMessage];
 }
 
 /** Longest sleep between ticks, so a stalled clock or a missed wakeup heals by itself. */
@@ -54,6 +59,10 @@ export class DroneAgent extends EventEmitter<DroneAgentEvents> {
 
   async start(): Promise<void> {
     await this.options.bus.subscribe(agentFilters(this.cluster), (message) => {
+      if (message.kind === 'lease' || message.kind === 'host-status') {
+        if (message.to === this.cluster && message.sender !== this.cluster && !this.stopped) this.emit('offload', message);
+        return;
+      }
       this.apply(this.core.receive(message, this.clock()));
     });
     this.apply(this.core.tick(this.clock()));
@@ -71,6 +80,19 @@ export class DroneAgent extends EventEmitter<DroneAgentEvents> {
   /** The resources daemon's input as plain data: free capacity and, optionally, a new scale. */
   setResources(free: Resources, scalePercent?: number): void {
     this.apply(this.core.setResources(free, this.clock(), scalePercent));
+  }
+
+  restoreHosted(entries: Parameters<DroneCore['restoreHosted']>[0]): void {
+    this.apply(this.core.restoreHosted(entries, this.clock()));
+  }
+
+  releaseHosted(origin: string, app: string, component: string): void {
+    this.apply(this.core.releaseHosted(origin, app, component, this.clock()));
+  }
+
+  /** Sends one directed message of the offloading workflow (lease, host-status). */
+  send(body: DirectedBody): void {
+    this.apply({ messages: [{ to: body.to, body }], events: [] });
   }
 
   hosted(): ReturnType<DroneCore['hosted']> {

@@ -60,6 +60,15 @@ export class HostLedger {
     this.hosted.set(key(item.origin, item.app, item.component), { ...item, requestId: `${item.app}/${item.component}/local`, acceptedAt: now });
   }
 
+  /**
+   * Takes back what this cluster held before a restart (from its HostRequests and placements):
+   * a retransmitted request then gets the ACK it got before, and is not acted on twice.
+   */
+  restore(entry: HostedEntry): void {
+    this.hosted.set(key(entry.origin, entry.app, entry.component), entry);
+    this.answers.set(`${entry.origin}/${entry.requestId}`, { verdict: 'ACK' });
+  }
+
   /** Drops every component of an app (DEL), returning what was dropped. */
   releaseApp(origin: string, app: string): HostedEntry[] {
     const dropped = this.entries().filter((e) => e.origin === origin && e.app === app);

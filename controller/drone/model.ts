@@ -21,6 +21,8 @@ export const Component = Type.Object({
   bootDependencies: Type.Optional(Type.Array(Name, { maxItems: 64 })),
   clustersBlacklist: Type.Optional(Type.Array(ClusterId, { maxItems: 256, description: 'Clusters that must not host it (thesis nodes-blacklist).' })),
   clustersWhitelist: Type.Optional(Type.Array(ClusterId, { maxItems: 256, description: 'When set, only these clusters may host it (thesis nodes-whitelist).' })),
+  /** What Kubernetes runs for it (issue 8); opaque to the auction, validated by the host. */
+  workload: Type.Optional(Type.Unknown()),
 }, { additionalProperties: false });
 export type Component = Static<typeof Component>;
 

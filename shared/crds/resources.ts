@@ -5,6 +5,7 @@ import type { V1ObjectMeta } from '@kubernetes/client-node';
 import { EdgeDeviceSpec, EdgeDeviceStatus } from './edgedevice.ts';
 import { EdgeNodeSpec, EdgeNodeStatus } from './edgenode.ts';
 import { FederationSpec, FederationStatus } from './federation.ts';
+import { DroneFederatedDeploymentSpec, DroneFederatedDeploymentStatus, HostRequestSpec, HostRequestStatus, OffloadRequestSpec, OffloadRequestStatus } from './drone.ts';
 
 export const GROUP = 'shifu.edgenesis.io';
 export const VERSION = 'v1alpha1';
@@ -88,7 +89,61 @@ export const FEDERATION: ResourceDefinition = {
   ],
 };
 
-export const RESOURCES: readonly ResourceDefinition[] = [EDGE_DEVICE, EDGE_NODE, FEDERATION];
+export const DRONE_FEDERATED_DEPLOYMENT: ResourceDefinition = {
+  kind: 'DroneFederatedDeployment',
+  plural: 'dronefederateddeployments',
+  singular: 'dronefederateddeployment',
+  shortNames: ['dfd'],
+  scope: 'Namespaced',
+  description: 'Work that may run in a neighbouring cluster when this one has no room (DRONE offloading).',
+  spec: DroneFederatedDeploymentSpec,
+  status: DroneFederatedDeploymentStatus,
+  printerColumns: [
+    { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
+    { name: 'Components', type: 'string', jsonPath: '.spec.components[*].name', priority: 1 },
+    { name: 'Reason', type: 'string', jsonPath: '.status.reason' },
+    AGE,
+  ],
+};
+
+export const OFFLOAD_REQUEST: ResourceDefinition = {
+  kind: 'OffloadRequest',
+  plural: 'offloadrequests',
+  singular: 'offloadrequest',
+  shortNames: ['oreq'],
+  scope: 'Namespaced',
+  description: 'One component of a DroneFederatedDeployment that a neighbouring cluster runs (offloading side).',
+  spec: OffloadRequestSpec,
+  status: OffloadRequestStatus,
+  printerColumns: [
+    { name: 'Component', type: 'string', jsonPath: '.spec.component' },
+    { name: 'Cluster', type: 'string', jsonPath: '.spec.cluster' },
+    { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
+    { name: 'Endpoint', type: 'string', jsonPath: '.status.endpoint' },
+    AGE,
+  ],
+};
+
+export const HOST_REQUEST: ResourceDefinition = {
+  kind: 'HostRequest',
+  plural: 'hostrequests',
+  singular: 'hostrequest',
+  shortNames: ['hreq'],
+  scope: 'Namespaced',
+  description: 'A component this cluster runs for a neighbouring cluster, within the slice it reserved (hosting side).',
+  spec: HostRequestSpec,
+  status: HostRequestStatus,
+  printerColumns: [
+    { name: 'Origin', type: 'string', jsonPath: '.spec.origin' },
+    { name: 'Component', type: 'string', jsonPath: '.spec.component' },
+    { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
+    { name: 'Endpoint', type: 'string', jsonPath: '.status.endpoint' },
+    { name: 'Renewed', type: 'date', jsonPath: '.status.lastRenewTime' },
+    AGE,
+  ],
+};
+
+export const RESOURCES: readonly ResourceDefinition[] = [EDGE_DEVICE, EDGE_NODE, FEDERATION, DRONE_FEDERATED_DEPLOYMENT, OFFLOAD_REQUEST, HOST_REQUEST];
 
 /** A custom object as the API returns it. */
 export interface CustomObject<Spec, Status> {

@@ -4,6 +4,8 @@ import { MessageCodec } from '../../../shared/bus/codec.ts';
 import { AcknowledgeMessage } from './acknowledge.ts';
 import { AdvertisementMessage } from './advertisement.ts';
 import { HostReplyMessage } from './host-reply.ts';
+import { HostStatusMessage } from './host-status.ts';
+import { LeaseMessage } from './lease.ts';
 import { OffloadRequestMessage } from './offload-request.ts';
 import { ResourcesMessage } from './resources.ts';
 import { SealedVoteMessage } from './sealed-vote.ts';
@@ -11,10 +13,10 @@ import { SliceAdvertMessage } from './slice-advert.ts';
 import { SolutionMessage } from './solution.ts';
 import { VotesMessage } from './votes.ts';
 
-export type { AcknowledgeMessage, AdvertisementMessage, HostReplyMessage, OffloadRequestMessage, ResourcesMessage, SealedVoteMessage, SliceAdvertMessage, SolutionMessage, VotesMessage };
+export type { AcknowledgeMessage, AdvertisementMessage, HostReplyMessage, HostStatusMessage, LeaseMessage, OffloadRequestMessage, ResourcesMessage, SealedVoteMessage, SliceAdvertMessage, SolutionMessage, VotesMessage };
 
 export type DroneMessage = AdvertisementMessage | ResourcesMessage | VotesMessage | SealedVoteMessage | SolutionMessage
-  | OffloadRequestMessage | HostReplyMessage | AcknowledgeMessage | SliceAdvertMessage;
+  | OffloadRequestMessage | HostReplyMessage | AcknowledgeMessage | SliceAdvertMessage | LeaseMessage | HostStatusMessage;
 export type DroneKind = DroneMessage['kind'];
 
 export const DRONE_SCHEMAS: Readonly<Record<DroneKind, TSchema>> = {
@@ -27,10 +29,12 @@ export const DRONE_SCHEMAS: Readonly<Record<DroneKind, TSchema>> = {
   'host-reply': HostReplyMessage,
   'acknowledge': AcknowledgeMessage,
   'slice-advert': SliceAdvertMessage,
+  'lease': LeaseMessage,
+  'host-status': HostStatusMessage,
 };
 
 /** Kinds sent to one cluster (topic `.../to/<recipient>/<kind>`); the rest are broadcast, except `resources` (local). */
-export const DIRECTED_KINDS: ReadonlySet<DroneKind> = new Set(['sealed-vote', 'offload-request', 'host-reply', 'acknowledge']);
+export const DIRECTED_KINDS: ReadonlySet<DroneKind> = new Set(['sealed-vote', 'offload-request', 'host-reply', 'acknowledge', 'lease', 'host-status']);
 export const LOCAL_KINDS: ReadonlySet<DroneKind> = new Set(['resources']);
 
 export function droneCodec(): MessageCodec<DroneMessage> {
