@@ -12,6 +12,7 @@ const fraction = (def: number, description: string): ReturnType<typeof Type.Numb
 export const ShifudConfig = Type.Object({
   nodeName: Type.String({ minLength: 1, maxLength: 253, description: 'This node; NODE_NAME from the downward API when unset.' }),
   deviceNamespace: Type.String({ default: '', description: 'Namespace of the EdgeDevices to watch; empty = all.' }),
+  kubeconfig: Type.Optional(Type.String({ description: 'Kubeconfig file; else $KUBECONFIG, else in-cluster, else ~/.kube/config.' })),
   logLevel: Type.String({ default: 'info' }),
   // node resources
   sampleIntervalSeconds: seconds(10, 'How often node resources are sampled (and published on MQTT).'),

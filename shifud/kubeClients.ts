@@ -1,33 +1,24 @@
 // The API calls shifud makes, behind narrow interfaces (STYLE habit 5): read and create its own
-// EdgeNode, apply the EdgeNode's and EdgeDevices' status subresources, list EdgeDevices. Every
-// failure becomes an EdgeshifuError (shared/kube/errors.ts) so callers decide in one place.
-import { CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig, type KubernetesListObject } from '@kubernetes/client-node';
+// EdgeNode, apply the EdgeNode's and EdgeDevices' status subresources, list EdgeDevices. All go
+// through the small node:https KubeClient (client-node's import alone is ~86 MB of RSS against a
+// 50 MB budget). Every failure becomes an EdgeshifuError (shared/kube/errors.ts) so callers decide
+// in one place.
+import type { KubernetesListObject } from '@kubernetes/client-node';
 import { EDGE_DEVICE, EDGE_NODE, GROUP, VERSION } from '../shared/crds/resources.ts';
-import { toKubeError } from '../shared/kube/errors.ts';
-import { EdgeshifuError } from '../shared/errors.ts';
+import type { KubeClient } from '../shared/kube/client.ts';
+import { kubeStatusOf, toKubeError } from '../shared/kube/errors.ts';
 import type { EdgeDevice } from './edgeDevice.ts';
 import type { EdgeDeviceStatusApply } from './deviceStatus.ts';
 import type { EdgeNode, EdgeNodeStatusApply } from './nodeStatus.ts';
 
-const APPLY = setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply);
 /**
- * client-node calls have no deadline: across a network partition one could hang for minutes and
- * stall a loop. Past this, the call counts as timed out (the gate backs off); the request itself
- * is left to end on its own.
+ * Per-call deadline: across a network partition a call could otherwise hang and stall a loop.
+ * Past this the call fails as a timeout and the gate backs off.
  */
 export const CALL_TIMEOUT_MS = 10_000;
+const APPLY = 'application/apply-patch+yaml';
+const API = `/apis/${GROUP}/${VERSION}`;
 
-async function withDeadline<T>(call: Promise<T>, action: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => { reject(new EdgeshifuError('timeout', `${action}: no answer from the API server within ${CALL_TIMEOUT_MS} ms`)); }, CALL_TIMEOUT_MS);
-  });
-  try {
-    return await Promise.race([call, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 export const NODE_FIELD_MANAGER = 'shifud';
 
 /** Each node applies EdgeDevice status as its own manager, so one node's apply never drops another's link. */
@@ -47,27 +38,28 @@ export interface EdgeDeviceStatusWriter {
   applyStatus(body: EdgeDeviceStatusApply): Promise<void>;
 }
 
-export class KubeEdgeNodeClient implements EdgeNodeClient {
-  private readonly custom: CustomObjectsApi;
+const edgeNodePath = (name: string): string => `${API}/${EDGE_NODE.plural}/${encodeURIComponent(name)}`;
 
-  constructor(kc: KubeConfig) {
-    this.custom = kc.makeApiClient(CustomObjectsApi);
+export class KubeEdgeNodeClient implements EdgeNodeClient {
+  private readonly client: KubeClient;
+
+  constructor(client: KubeClient) {
+    this.client = client;
   }
 
   async get(name: string): Promise<EdgeNode | undefined> {
     try {
-      return await withDeadline(this.custom.getClusterCustomObject({ group: GROUP, version: VERSION, plural: EDGE_NODE.plural, name }), `read EdgeNode ${name}`) as EdgeNode;
+      return await this.client.request<EdgeNode>('GET', edgeNodePath(name), { timeoutMs: CALL_TIMEOUT_MS });
     } catch (err) {
-      const error = toKubeError(err, `read EdgeNode ${name}`);
-      if (error.kind === 'not-found') return undefined;
-      throw error;
+      if (kubeStatusOf(err)?.code === 404) return undefined;
+      throw toKubeError(err, `read EdgeNode ${name}`);
     }
   }
 
   async create(node: EdgeNode): Promise<EdgeNode> {
     const name = node.metadata.name ?? '';
     try {
-      return await withDeadline(this.custom.createClusterCustomObject({ group: GROUP, version: VERSION, plural: EDGE_NODE.plural, body: node }), `create EdgeNode ${name}`) as EdgeNode;
+      return await this.client.request<EdgeNode>('POST', `${API}/${EDGE_NODE.plural}`, { body: node, timeoutMs: CALL_TIMEOUT_MS });
     } catch (err) {
       const error = toKubeError(err, `create EdgeNode ${name}`);
       if (error.kind !== 'conflict') throw error;
@@ -80,9 +72,9 @@ export class KubeEdgeNodeClient implements EdgeNodeClient {
   async applyStatus(body: EdgeNodeStatusApply): Promise<EdgeNode> {
     const name = body.metadata.name ?? '';
     try {
-      return await withDeadline(this.custom.patchClusterCustomObjectStatus({
-        group: GROUP, version: VERSION, plural: EDGE_NODE.plural, name, body, fieldManager: NODE_FIELD_MANAGER, force: true,
-      }, APPLY), `apply EdgeNode ${name} status`) as EdgeNode;
+      return await this.client.request<EdgeNode>('PATCH', `${edgeNodePath(name)}/status`, {
+        query: { fieldManager: NODE_FIELD_MANAGER, force: true }, contentType: APPLY, body, timeoutMs: CALL_TIMEOUT_MS,
+      });
     } catch (err) {
       throw toKubeError(err, `apply EdgeNode ${name} status`);
     }
@@ -90,20 +82,19 @@ export class KubeEdgeNodeClient implements EdgeNodeClient {
 }
 
 export class KubeEdgeDeviceStatusWriter implements EdgeDeviceStatusWriter {
-  private readonly custom: CustomObjectsApi;
+  private readonly client: KubeClient;
   private readonly fieldManager: string;
 
-  constructor(kc: KubeConfig, nodeName: string) {
-    this.custom = kc.makeApiClient(CustomObjectsApi);
+  constructor(client: KubeClient, nodeName: string) {
+    this.client = client;
     this.fieldManager = deviceFieldManager(nodeName);
   }
 
   async applyStatus(body: EdgeDeviceStatusApply): Promise<void> {
     const { name = '', namespace = '' } = body.metadata;
+    const path = `${API}/namespaces/${encodeURIComponent(namespace)}/${EDGE_DEVICE.plural}/${encodeURIComponent(name)}/status`;
     try {
-      await withDeadline(this.custom.patchNamespacedCustomObjectStatus({
-        group: GROUP, version: VERSION, plural: EDGE_DEVICE.plural, namespace, name, body, fieldManager: this.fieldManager, force: true,
-      }, APPLY), `apply EdgeDevice ${namespace}/${name} status`);
+      await this.client.request('PATCH', path, { query: { fieldManager: this.fieldManager, force: true }, contentType: APPLY, body, timeoutMs: CALL_TIMEOUT_MS });
     } catch (err) {
       throw toKubeError(err, `apply EdgeDevice ${namespace}/${name} status`);
     }
@@ -111,10 +102,7 @@ export class KubeEdgeDeviceStatusWriter implements EdgeDeviceStatusWriter {
 }
 
 /** Lists EdgeDevices in one namespace, or in all when namespace is ''. */
-export function edgeDeviceLister(kc: KubeConfig, namespace: string): { path: string; list: () => Promise<KubernetesListObject<EdgeDevice>> } {
-  const custom = kc.makeApiClient(CustomObjectsApi);
-  const base = { group: GROUP, version: VERSION, plural: EDGE_DEVICE.plural };
-  return namespace === ''
-    ? { path: `/apis/${GROUP}/${VERSION}/${EDGE_DEVICE.plural}`, list: async () => await custom.listClusterCustomObject(base) as KubernetesListObject<EdgeDevice> }
-    : { path: `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${EDGE_DEVICE.plural}`, list: async () => await custom.listNamespacedCustomObject({ ...base, namespace }) as KubernetesListObject<EdgeDevice> };
+export function edgeDeviceLister(client: KubeClient, namespace: string): { path: string; list: () => Promise<KubernetesListObject<EdgeDevice>> } {
+  const path = namespace === '' ? `${API}/${EDGE_DEVICE.plural}` : `${API}/namespaces/${encodeURIComponent(namespace)}/${EDGE_DEVICE.plural}`;
+  return { path, list: () => client.request<KubernetesListObject<EdgeDevice>>('GET', path, { timeoutMs: CALL_TIMEOUT_MS }) };
 }

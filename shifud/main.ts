@@ -1,7 +1,7 @@
 // shifud's entry point: configuration from flags/env (NODE_NAME from the downward API), the
-// cluster's credentials (in-cluster, or KUBECONFIG), stop on SIGTERM/SIGINT.
-import { KubeConfig } from '@kubernetes/client-node';
+// cluster's credentials (--kubeconfig, KUBECONFIG, or in-cluster), stop on SIGTERM/SIGINT.
 import { printableConfig } from '../shared/config.ts';
+import { defaultEndpoint, KubeClient } from '../shared/kube/client.ts';
 import { createLogger } from '../shared/log.ts';
 import { ShifudConfig, loadShifudConfig } from './config.ts';
 import { loggableUrl } from './mqttPublisher.ts';
@@ -18,14 +18,14 @@ async function main(): Promise<number> {
   const logger = createLogger('shifud', { level: config.logLevel });
   const printable = { ...printableConfig(ShifudConfig, config), ...(config.mqttUrl === undefined ? {} : { mqttUrl: loggableUrl(config.mqttUrl) }) };
   logger.info({ config: printable }, 'starting');
-  const kc = new KubeConfig();
+  let client: KubeClient;
   try {
-    kc.loadFromDefault();
+    client = new KubeClient(defaultEndpoint(config.kubeconfig, process.env));
   } catch (err) {
-    logger.fatal({ err: err instanceof Error ? err.message : String(err) }, 'no cluster credentials: run in a pod with a ServiceAccount, or set KUBECONFIG to a readable kubeconfig');
+    logger.fatal({ err: err instanceof Error ? err.message : String(err) }, 'no cluster credentials: run in a pod with a ServiceAccount, or set KUBECONFIG (or --kubeconfig) to a readable kubeconfig');
     return 2;
   }
-  const shifud = new Shifud(config, { kc, logger });
+  const shifud = new Shifud(config, { client, logger });
   await shifud.start();
   await new Promise<void>((resolve) => {
     process.once('SIGTERM', resolve);
@@ -33,6 +33,7 @@ async function main(): Promise<number> {
   });
   logger.info('stopping');
   await shifud.stop();
+  client.close();
   return 0;
 }
 

@@ -1,8 +1,8 @@
 // shifud wired: the node sample loop (NodeReporter, MqttPublisher) and the device loop
 // (DeviceDiscoverer → deviceVerifier → DeviceUpdater) over one EdgeDevice informer, sharing one
 // ApiGate. Everything it owns stops with stop().
-import type { KubeConfig } from '@kubernetes/client-node';
 import { sleep } from '../shared/backoff.ts';
+import type { KubeClient } from '../shared/kube/client.ts';
 import { Informer } from '../shared/kube/informer.ts';
 import type { Logger } from '../shared/log.ts';
 import { ApiGate } from './apiGate.ts';
@@ -20,7 +20,8 @@ import { SystemSampler, type Sampler } from './sampler.ts';
 import { UsbBus, systemUsbScan, type UsbScan } from './usbBus.ts';
 
 export interface ShifudDeps {
-  readonly kc: KubeConfig;
+  /** The API server; shifud does not close it (its owner does). */
+  readonly client: KubeClient;
   readonly logger: Logger;
   /** Replaceable for tests: a scripted sampler, a recorded USB bus, counting API clients. */
   readonly sampler?: Sampler;
@@ -50,16 +51,16 @@ export class Shifud {
   private lastSample: NodeSample | undefined;
 
   constructor(config: ShifudConfig, deps: ShifudDeps) {
-    const { kc, logger } = deps;
+    const { client, logger } = deps;
     const now = deps.now ?? Date.now;
     this.config = config;
     this.logger = logger;
     this.sampler = deps.sampler ?? new SystemSampler(config.diskPath, now);
     this.gate = new ApiGate(logger, now);
-    this.informer = new Informer<EdgeDevice>({ kc, ...edgeDeviceLister(kc, config.deviceNamespace), logger });
-    this.updater = new DeviceUpdater({ nodeName: config.nodeName, writer: deps.deviceWriter ?? new KubeEdgeDeviceStatusWriter(kc, config.nodeName), gate: this.gate, logger, refreshMs: s(config.linkRefreshSeconds), now });
+    this.informer = new Informer<EdgeDevice>({ ...edgeDeviceLister(client, config.deviceNamespace), watch: client.watch, logger });
+    this.updater = new DeviceUpdater({ nodeName: config.nodeName, writer: deps.deviceWriter ?? new KubeEdgeDeviceStatusWriter(client, config.nodeName), gate: this.gate, logger, refreshMs: s(config.linkRefreshSeconds), now });
     this.reporter = new NodeReporter({
-      nodeName: config.nodeName, client: deps.edgeNodeClient ?? new KubeEdgeNodeClient(kc), gate: this.gate, logger, now,
+      nodeName: config.nodeName, client: deps.edgeNodeClient ?? new KubeEdgeNodeClient(client), gate: this.gate, logger, now,
       devices: () => this.updater.seenDevices(),
       thresholds: { cpu: config.cpuThreshold, memory: config.memoryThreshold, disk: config.diskThreshold, heartbeatMs: s(config.heartbeatSeconds), minIntervalMs: s(config.minWriteIntervalSeconds) },
     });

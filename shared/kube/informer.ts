@@ -239,6 +239,7 @@ export class Informer<T extends KubernetesObject> {
   }
 }
 
+/** 410 Gone: client-node's errors carry statusCode, KubeClient's (KubeApiError) code. */
 function isGone(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && 'statusCode' in err && err.statusCode === 410;
+  return typeof err === 'object' && err !== null && (('statusCode' in err && err.statusCode === 410) || ('code' in err && err.code === 410));
 }

@@ -7,7 +7,7 @@ import type { EdgeNode, EdgeNodeStatusApply } from '../../shifud/nodeStatus.ts';
 import { installCrds } from '../support/crds.ts';
 import { ownCluster } from '../support/cluster.ts';
 import { waitFor } from '../support/wait.ts';
-import { MockDevice, createDevice, fastConfig, readEdgeNode, startShifud, waitReachable } from './harness.ts';
+import { MockDevice, createDevice, fastConfig, kubeClient, readEdgeNode, startShifud, waitReachable } from './harness.ts';
 
 test('shifud rides out an API server restart without flooding it, then catches up', async (t) => {
   const { cluster, kube } = await ownCluster(t);
@@ -18,14 +18,15 @@ test('shifud rides out an API server restart without flooding it, then catches u
   await createDevice(kube, 'devices', 'plc', { protocol: 'TCP', address: device.address });
 
   // status writes attempted, whether or not they reach the server
+  const client = kubeClient(t, kube);
   const attempts = { count: 0 };
   const nodeClient = new (class extends KubeEdgeNodeClient {
     override async applyStatus(body: EdgeNodeStatusApply): Promise<EdgeNode> { attempts.count += 1; return super.applyStatus(body); }
-  })(kube.kc);
+  })(client);
   const deviceWriter = new (class extends KubeEdgeDeviceStatusWriter {
     override async applyStatus(body: EdgeDeviceStatusApply): Promise<void> { attempts.count += 1; return super.applyStatus(body); }
-  })(kube.kc, 'edge-1');
-  const shifud = await startShifud(t, kube, fastConfig('edge-1', { deviceNamespace: 'devices', heartbeatSeconds: 0.5 }), { edgeNodeClient: nodeClient, deviceWriter });
+  })(client, 'edge-1');
+  const shifud = await startShifud(t, kube, fastConfig('edge-1', { deviceNamespace: 'devices', heartbeatSeconds: 0.5 }), { client, edgeNodeClient: nodeClient, deviceWriter });
   await waitReachable(kube, 'devices', 'plc', { status: 'True' });
 
   await cluster.stopComponent('kube-apiserver');

@@ -5,6 +5,7 @@ import type { ExecutionContext } from 'ava';
 import type { EdgeDeviceSpec } from '../../shared/crds/edgedevice.ts';
 import { API_VERSION, EDGE_DEVICE, EDGE_NODE, GROUP, VERSION } from '../../shared/crds/resources.ts';
 import type { Condition } from '../../shared/crds/schema.ts';
+import { KubeClient } from '../../shared/kube/client.ts';
 import { createLogger, type Logger } from '../../shared/log.ts';
 import { loadShifudConfig, type ShifudConfig } from '../../shifud/config.ts';
 import type { EdgeDevice } from '../../shifud/edgeDevice.ts';
@@ -38,8 +39,15 @@ export function nodeSample(over: Partial<NodeSample> = {}): NodeSample {
   };
 }
 
+/** shifud's own client (KubeClient) on the test cluster, closed when the test ends. */
+export function kubeClient(t: ExecutionContext, kube: Kube): KubeClient {
+  const client = KubeClient.fromKubeconfig(kube.kubeconfigPath);
+  t.teardown(() => { client.close(); });
+  return client;
+}
+
 export async function startShifud(t: ExecutionContext, kube: Kube, config: ShifudConfig, deps: Partial<ShifudDeps> = {}): Promise<Shifud> {
-  const shifud = new Shifud(config, { kc: kube.kc, logger: quietLogger, ...deps });
+  const shifud = new Shifud(config, { client: deps.client ?? kubeClient(t, kube), logger: quietLogger, ...deps });
   t.teardown(async () => {
     await shifud.stop();
     await deleteEdgeNode(kube, config.nodeName);

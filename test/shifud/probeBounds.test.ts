@@ -24,8 +24,10 @@ test('twelve hanging devices are probed at most three at a time, each until its 
     t.regex(condition.message, /did not answer within 400 ms/);
   }
   const elapsedS = (Date.now() - startedAt) / 1000;
-  t.true(hanging.stats.maxOpen <= 3, `the device saw ${hanging.stats.maxOpen} connections at once`);
-  t.true(shifud.discoverer.stats.maxInFlight <= 3);
+  t.true(shifud.discoverer.stats.maxInFlight <= 3, 'never more than three probes in flight');
+  // the device learns of a probe's hang-up a poll later than shifud starts the next one: three
+  // probes ending at the same deadline may overlap their three successors there, never more
+  t.true(hanging.stats.maxOpen <= 6, `the device saw ${hanging.stats.maxOpen} connections at once (12 without the bound)`);
   // the bucket starts with a burst of `concurrency` tokens, then refills at the rate
   t.true(shifud.discoverer.stats.probes <= 3 + 10 * elapsedS, `${shifud.discoverer.stats.probes} probes in ${elapsedS} s`);
 });

@@ -3,7 +3,7 @@
 // rules, and shifud running on that ServiceAccount's token does all of its work.
 import test from 'ava';
 import { fileURLToPath } from 'node:url';
-import { KubeConfig } from '@kubernetes/client-node';
+import { KubeClient, endpointFromKubeconfig } from '../../shared/kube/client.ts';
 import { parseAllDocuments, stringify } from 'yaml';
 import { installCrds } from '../support/crds.ts';
 import { freshNamespace, sharedKube, uniqueName, type Kube } from '../support/cluster.ts';
@@ -50,17 +50,12 @@ async function grants(kube: Kube, namespace: string, serviceAccount: string): Pr
   return pairs;
 }
 
-async function tokenKubeConfig(kube: Kube, namespace: string, serviceAccount: string): Promise<KubeConfig> {
+/** shifud's client on the ServiceAccount's own token (no client certificate). */
+async function tokenClient(kube: Kube, namespace: string, serviceAccount: string): Promise<KubeClient> {
   const token = await kubectl(kube.kubeconfigPath, ['create', 'token', serviceAccount, `--namespace=${namespace}`, '--duration=1h']);
   if (token.code !== 0) throw new Error(`kubectl create token failed: ${token.stderr}`);
-  const cluster = kube.kc.getCurrentCluster();
-  if (cluster === null) throw new Error('no current cluster');
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [cluster], users: [{ name: serviceAccount, token: token.stdout.trim() }],
-    contexts: [{ name: 'shifud', cluster: cluster.name, user: serviceAccount }], currentContext: 'shifud',
-  });
-  return kc;
+  const { server, ca, insecureSkipTlsVerify } = endpointFromKubeconfig(kube.kubeconfigPath);
+  return new KubeClient({ server, ca, insecureSkipTlsVerify, token: token.stdout.trim() });
 }
 
 test('the shifud ServiceAccount may do exactly what shifud uses, and that is enough to run it', async (t) => {
@@ -94,8 +89,9 @@ test('the shifud ServiceAccount may do exactly what shifud uses, and that is eno
   t.teardown(() => device.down());
   await createDevice(kube, namespace, 'plc', { protocol: 'TCP', address: device.address });
   const node = uniqueName('shifud-rbac');
-  const kc = await tokenKubeConfig(kube, namespace, 'shifud');
-  const running = await startShifud(t, kube, fastConfig(node, { deviceNamespace: namespace }), { kc });
+  const client = await tokenClient(kube, namespace, 'shifud');
+  t.teardown(() => { client.close(); });
+  const running = await startShifud(t, kube, fastConfig(node, { deviceNamespace: namespace }), { client });
   await waitReachable(kube, namespace, 'plc', { status: 'True' });
   await waitFor('the EdgeNode listing the device', async () => (await readEdgeNode(kube, node))?.status?.devices?.some((d) => d.name === 'plc') === true ? true : undefined);
   t.is(running.gate.stats.failures, 0, 'no call was refused');

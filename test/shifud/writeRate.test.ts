@@ -1,6 +1,7 @@
 // The EdgeNode status write rate is bounded under a noisy sample stream: writes are counted both
 // at the client and as resourceVersion changes seen by a watch on the real API server.
 import test from 'ava';
+import { KubeClient } from '../../shared/kube/client.ts';
 import { Informer } from '../../shared/kube/informer.ts';
 import { EDGE_NODE, GROUP, VERSION } from '../../shared/crds/resources.ts';
 import { ApiGate } from '../../shifud/apiGate.ts';
@@ -35,9 +36,10 @@ async function feed(kube: Kube, samples: (second: number) => NodeSample, seconds
   let updates = 0;
   informer.on('update', () => { updates += 1; });
   await informer.start();
+  const kubeClient = KubeClient.fromKubeconfig(kube.kubeconfigPath);
   try {
     let now = Date.now();
-    const client = new CountingClient(kube.kc);
+    const client = new CountingClient(kubeClient);
     const reporter = new NodeReporter({ nodeName: node, client, thresholds: THRESHOLDS, gate: new ApiGate(quietLogger, () => now), logger: quietLogger, devices: () => [], now: () => now });
     for (let second = 0; second < seconds; second += 1) {
       now += 1000;
@@ -47,6 +49,7 @@ async function feed(kube: Kube, samples: (second: number) => NodeSample, seconds
     await waitFor('the watch to see every write', () => updates >= client.applies ? true : undefined);
     return { applies: client.applies, updates };
   } finally {
+    kubeClient.close();
     await informer.stop();
     await deleteEdgeNode(kube, node);
   }
