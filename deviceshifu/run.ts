@@ -3,9 +3,9 @@
 // status writer in Kubernetes mode. main.ts and the tests both start deviceShifu through here.
 import { dirname } from 'node:path';
 import { readFile } from 'node:fs/promises';
-import type { KubeConfig } from '@kubernetes/client-node';
 import type { AddressInfo } from 'node:net';
 import { EdgeshifuError } from '../shared/errors.ts';
+import { defaultEndpoint, KubeClient } from '../shared/kube/client.ts';
 import type { Logger } from '../shared/log.ts';
 import { readConfigFiles } from './config/load.ts';
 import { parseConfig } from './config/parse.ts';
@@ -14,6 +14,7 @@ import type { Settings } from './settings.ts';
 import { edgeDeviceFromManifest } from './standalone/edgedevice-file.ts';
 import { fileSecrets } from './standalone/secrets.ts';
 import { fileTelemetryServices } from './standalone/telemetry-services.ts';
+import { cachedServices } from './telemetry/service-cache.ts';
 import { parse } from 'yaml';
 import { watchSource } from './watch-source.ts';
 
@@ -21,8 +22,8 @@ export interface RunOptions {
   readonly settings: Settings;
   readonly env: NodeJS.ProcessEnv;
   readonly logger: Logger;
-  /** Kubernetes mode: the cluster (default: in-cluster or $KUBECONFIG). */
-  readonly kc?: KubeConfig;
+  /** Kubernetes mode: the API client (default: $KUBECONFIG, else in-cluster). */
+  readonly client?: KubeClient;
   /** How often sources are re-read in case a file event was missed. */
   readonly pollMs?: number;
 }
@@ -99,24 +100,30 @@ export async function runInCluster(options: RunOptions): Promise<RunningDeviceSh
   const name = env.EDGEDEVICE_NAME;
   const namespace = env.EDGEDEVICE_NAMESPACE ?? 'devices';
   if (name === undefined || name === '') throw new EdgeshifuError('invalid', 'EDGEDEVICE_NAME is not set: name the EdgeDevice (or use --edgedevice-file for standalone mode)');
-  // Loaded only here: client-node costs some 80 MB of RSS that standalone mode does not need.
-  const [{ KubeConfig: Kc }, { watchEdgeDevice }, { kubeSecrets }, { edgeDevicePhasePatcher }, { kubeTelemetryServices }] = await Promise.all([
-    import('@kubernetes/client-node'), import('./kube/edgedevice.ts'), import('./kube/secrets.ts'), import('./kube/status.ts'), import('./kube/telemetry-services.ts'),
+  // Loaded only here: standalone mode needs none of it.
+  const [{ watchEdgeDevice }, { kubeSecrets }, { edgeDevicePhasePatcher }, { kubeTelemetryServices }] = await Promise.all([
+    import('./kube/edgedevice.ts'), import('./kube/secrets.ts'), import('./kube/status.ts'), import('./kube/telemetry-services.ts'),
   ]);
-  const kc = options.kc ?? (() => { const k = new Kc(); k.loadFromDefault(); return k; })();
+  const client = options.client ?? new KubeClient(defaultEndpoint(undefined, env));
   const gateway = new DeviceShifu(gatewayOptions(settings, logger, {
-    secrets: kubeSecrets(kc, settings.secretNamespace ?? namespace),
-    services: kubeTelemetryServices(kc, namespace),
-    patchPhase: edgeDevicePhasePatcher(kc, name, namespace),
+    secrets: kubeSecrets(client, settings.secretNamespace ?? namespace, env),
+    services: cachedServices(kubeTelemetryServices(client, namespace), settings.telemetryServiceCacheMs),
+    patchPhase: edgeDevicePhasePatcher(client, name, namespace),
   }));
   const stopper = new AbortController();
   await followConfigDir(gateway, options, stopper.signal);
-  const watch = watchEdgeDevice({ kc, name, namespace, logger }, (device) => {
+  const watch = watchEdgeDevice({ client, name, namespace, logger }, (device) => {
     void gateway.update({ device: device === null ? null : { name, namespace, spec: device.spec } });
     gateway.observedPhase(device?.status?.edgedevicephase);
   });
   const address = await gateway.listen();
   const first = await watch.initial;
   if (first === undefined) logger.warn({ name, namespace }, 'EdgeDevice not found yet; waiting for it');
-  return { gateway, address, stop: async () => { stopper.abort(); await watch.informer.stop(); await gateway.stop(); } };
+  const stop = async (): Promise<void> => {
+    stopper.abort();
+    await watch.informer.stop();
+    await gateway.stop();
+    if (options.client === undefined) client.close();
+  };
+  return { gateway, address, stop };
 }

@@ -16,6 +16,7 @@ export const Settings = Type.Object({
   mqttCaFile: Type.Optional(Type.String({ description: 'CA bundle (PEM) for mqtts:// brokers.' })),
   telemetryServicesFile: Type.Optional(Type.String({ description: 'Standalone mode: TelemetryService manifests (multi-document YAML).' })),
   secretsDir: Type.Optional(Type.String({ description: 'Standalone mode: Secrets as <dir>/<name>/<key> files (e.g. MQTTServerSecret).' })),
+  telemetryServiceCacheMs: Type.Integer({ minimum: 0, default: 30_000, description: 'Kubernetes mode: a TelemetryService read from the API is reused this long (0 = read at every push).' }),
   secretNamespace: Type.Optional(Type.String({ description: 'Namespace of Secrets named by the EdgeDevice (default: EDGEDEVICE_NAMESPACE).' })),
 });
 export type Settings = Static<typeof Settings>;

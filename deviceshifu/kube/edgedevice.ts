@@ -1,8 +1,9 @@
 // Kubernetes mode's EdgeDevice: read from the API and watched with the shared Informer (one
 // object, by field selector), so a changed spec reaches the gateway without a restart.
-import { CustomObjectsApi, type KubeConfig, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
 import { GROUP, VERSION, type CustomObject } from '../../shared/crds/resources.ts';
 import type { EdgeDeviceSpec, EdgeDeviceStatus } from '../../shared/crds/edgedevice.ts';
+import type { KubeClient } from '../../shared/kube/client.ts';
 import { Informer } from '../../shared/kube/informer.ts';
 import type { Logger } from '../../shared/log.ts';
 
@@ -15,20 +16,25 @@ export interface EdgeDeviceWatch {
 }
 
 export interface EdgeDeviceRef {
-  readonly kc: KubeConfig;
+  readonly client: KubeClient;
   readonly name: string;
   readonly namespace: string;
   readonly logger: Logger;
 }
 
+/** The namespaced collection of EdgeDevices: `/apis/shifu.edgenesis.io/v1alpha1/namespaces/<ns>/edgedevices`. */
+export function edgeDevicesPath(namespace: string): string {
+  return `/apis/${GROUP}/${VERSION}/namespaces/${encodeURIComponent(namespace)}/edgedevices`;
+}
+
 export function watchEdgeDevice(ref: EdgeDeviceRef, onChange: (device: EdgeDeviceObject | null) => void): EdgeDeviceWatch {
-  const { kc, name, namespace, logger } = ref;
-  const custom = kc.makeApiClient(CustomObjectsApi);
+  const { client, name, namespace, logger } = ref;
+  const path = edgeDevicesPath(namespace);
+  // list and watch with resourceNames-limited RBAC need the metadata.name field selector
   const fieldSelector = `metadata.name=${name}`;
   const informer = new Informer<EdgeDeviceObject>({
-    kc, logger, fieldSelector,
-    path: `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/edgedevices`,
-    list: async () => await custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: 'edgedevices', fieldSelector }) as KubernetesListObject<EdgeDeviceObject>,
+    path, logger, fieldSelector, watch: client.watch,
+    list: () => client.request<KubernetesListObject<EdgeDeviceObject>>('GET', path, { query: { fieldSelector } }),
   });
   informer.on('add', (device) => { onChange(device); });
   informer.on('update', (device) => { onChange(device); });

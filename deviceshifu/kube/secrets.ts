@@ -1,7 +1,7 @@
 // Secrets named by the EdgeDevice (MQTTServerSecret). Under the controller the kubelet already
 // delivers them as MQTT_USERNAME / MQTT_PASSWORD (secretKeyRef in the generated Deployment), so the
 // gateway needs no right to read Secrets; a deviceShifu deployed by hand reads it from the API.
-import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeClient } from '../../shared/kube/client.ts';
 import { toKubeError } from '../../shared/kube/errors.ts';
 import type { SecretReader } from '../drivers/driver.ts';
 
@@ -12,13 +12,17 @@ export function environmentCredentials(env: NodeJS.ProcessEnv): Record<string, s
   return { ...(username === undefined ? {} : { username }), ...(password === undefined ? {} : { password }) };
 }
 
-export function kubeSecrets(kc: KubeConfig, namespace: string, env: NodeJS.ProcessEnv = process.env): SecretReader {
-  const core = kc.makeApiClient(CoreV1Api);
+interface SecretObject {
+  readonly data?: Readonly<Record<string, string>>;
+  readonly stringData?: Readonly<Record<string, string>>;
+}
+
+export function kubeSecrets(client: KubeClient, namespace: string, env: NodeJS.ProcessEnv = process.env): SecretReader {
   return async (name) => {
     const delivered = environmentCredentials(env);
     if (delivered !== undefined) return delivered;
     try {
-      const secret = await core.readNamespacedSecret({ name, namespace });
+      const secret = await client.request<SecretObject>('GET', `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(name)}`);
       const data = Object.entries(secret.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')] as const);
       return { ...Object.fromEntries(data), ...(secret.stringData ?? {}) };
     } catch (err) {

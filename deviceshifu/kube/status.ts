@@ -1,16 +1,15 @@
 // The EdgeDevice phase written with a JSON merge patch to the status subresource: only
 // status.edgedevicephase changes, nothing is read first (Shifu GETs and PUTs the whole object).
-import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
-import { GROUP, VERSION } from '../../shared/crds/resources.ts';
+import type { KubeClient } from '../../shared/kube/client.ts';
 import { toKubeError } from '../../shared/kube/errors.ts';
-import { MERGE_PATCH } from '../../shared/kube/patch.ts';
 import type { PhasePatcher } from '../status/writer.ts';
+import { edgeDevicesPath } from './edgedevice.ts';
 
-export function edgeDevicePhasePatcher(kc: KubeConfig, name: string, namespace: string): PhasePatcher {
-  const custom = kc.makeApiClient(CustomObjectsApi);
+export function edgeDevicePhasePatcher(client: KubeClient, name: string, namespace: string): PhasePatcher {
+  const path = `${edgeDevicesPath(namespace)}/${encodeURIComponent(name)}/status`;
   return async (phase) => {
     try {
-      await custom.patchNamespacedCustomObjectStatus({ group: GROUP, version: VERSION, namespace, plural: 'edgedevices', name, body: { status: { edgedevicephase: phase } } }, MERGE_PATCH);
+      await client.request('PATCH', path, { contentType: 'application/merge-patch+json', body: { status: { edgedevicephase: phase } } });
     } catch (err) {
       throw toKubeError(err, `patch status of EdgeDevice ${namespace}/${name}`);
     }

@@ -2,14 +2,15 @@
 // just to import (its generated API classes and undici); the controller needs list, watch,
 // get, create, patch (merge and server-side apply) and delete on a dozen paths, which this does
 // in a few KB. Errors keep the API server's Status, so toKubeError maps them as before.
-import { Agent, request } from 'node:https';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import type { Agent } from 'node:https';
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parse } from 'yaml';
 import { EdgeshifuError } from '../errors.ts';
+import { http, https as httpsModule } from '../node-http.ts';
 import type { WatchFn } from './informer.ts';
 
 export interface KubeEndpoint {
@@ -120,7 +121,7 @@ export class KubeClient {
   constructor(endpoint: KubeEndpoint) {
     this.endpoint = endpoint;
     this.url = new URL(endpoint.server);
-    this.agent = new Agent({ keepAlive: true, maxSockets: 16, ca: endpoint.ca, cert: endpoint.cert, key: endpoint.key, rejectUnauthorized: endpoint.insecureSkipTlsVerify !== true });
+    this.agent = new (httpsModule().Agent)({ keepAlive: true, maxSockets: 16, ca: endpoint.ca, cert: endpoint.cert, key: endpoint.key, rejectUnauthorized: endpoint.insecureSkipTlsVerify !== true });
   }
 
   static fromKubeconfig(path: string): KubeClient {
@@ -138,7 +139,7 @@ export class KubeClient {
 
   private open(method: string, path: string, options: RequestOptions, signal?: AbortSignal): Promise<IncomingMessage> {
     const https = this.url.protocol === 'https:';
-    const send = https ? request : httpRequest;
+    const send = https ? httpsModule().request : http.request;
     return new Promise((resolve, reject) => {
       const req = send({
         host: this.url.hostname, port: this.url.port, method, path: `${this.url.pathname.replace(/\/$/, '')}${path}${queryString(options.query)}`,

@@ -7,6 +7,7 @@ import { createLogger } from '../../shared/log.ts';
 import { loadConfig } from '../../shared/config.ts';
 import { GROUP, VERSION } from '../../shared/crds/resources.ts';
 import { MERGE_PATCH } from '../../shared/kube/patch.ts';
+import { KubeClient } from '../../shared/kube/client.ts';
 import { runInCluster, type RunningDeviceShifu } from '../../deviceshifu/run.ts';
 import { Settings } from '../../deviceshifu/settings.ts';
 import { freshNamespace, sharedKube, type Kube } from '../support/cluster.ts';
@@ -29,8 +30,10 @@ async function startInCluster(t: ExecutionContext, kube: Kube, input: { namespac
   const config = await ConfigDir.create(t, input.data);
   const settings = loadConfig(Settings, { argv: ['--port', '0', '--config-dir', config.dir, '--status-interval-ms', '500', '--probe-interval-ms', '500'], env: {} });
   const logs: string[] = [];
+  const client = KubeClient.fromKubeconfig(kube.kubeconfigPath);
+  t.teardown(() => { client.close(); });
   const running = await runInCluster({
-    settings, kc: kube.kc, pollMs: 200,
+    settings, client, pollMs: 200,
     env: { EDGEDEVICE_NAME: input.name, EDGEDEVICE_NAMESPACE: input.namespace },
     logger: createLogger('deviceshifu', { destination: logSink(logs), level: 'debug' }),
   });
