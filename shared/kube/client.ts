@@ -31,6 +31,15 @@ export interface RequestOptions {
   readonly body?: unknown;
   readonly contentType?: string;
   readonly timeoutMs?: number;
+  /** Sent as is instead of `body` as JSON (a device call through the API server's service proxy). */
+  readonly rawBody?: string | Buffer;
+}
+
+/** An answer kept whole, whatever its status (requestRaw). */
+export interface RawReply {
+  readonly status: number;
+  readonly contentType: string;
+  readonly body: string;
 }
 
 /** An API error carrying the HTTP status and the Status body, as toKubeError expects. */
@@ -143,12 +152,12 @@ export class KubeClient {
     return new Promise((resolve, reject) => {
       const req = send({
         host: this.url.hostname, port: this.url.port, method, path: `${this.url.pathname.replace(/\/$/, '')}${path}${queryString(options.query)}`,
-        headers: this.headers(options.body === undefined ? undefined : (options.contentType ?? 'application/json')),
+        headers: this.headers(options.body === undefined && options.rawBody === undefined ? undefined : (options.contentType ?? 'application/json')),
         ...(https ? { agent: this.agent } : {}), signal, timeout: options.timeoutMs ?? 30_000,
       }, resolve);
       req.on('timeout', () => { req.destroy(new EdgeshifuError('timeout', `${method} ${path}: no answer within ${options.timeoutMs ?? 30_000} ms`)); });
       req.on('error', reject);
-      req.end(options.body === undefined ? undefined : JSON.stringify(options.body));
+      req.end(options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body)));
     });
   }
 
@@ -159,6 +168,13 @@ export class KubeClient {
     const code = res.statusCode ?? 0;
     if (code < 200 || code >= 300) throw new KubeApiError(code, text, `${method} ${path}`);
     return (text === '' ? undefined : JSON.parse(text)) as T;
+  }
+
+  /** One request whose answer comes back whole, 2xx or not (the service proxy relays a device's errors). */
+  async requestRaw(method: string, path: string, options: RequestOptions = {}): Promise<RawReply> {
+    const res = await this.open(method, path, options);
+    const body = await readBody(res);
+    return { status: res.statusCode ?? 0, contentType: res.headers['content-type'] ?? '', body };
   }
 
   /** A watch stream: one callback per event line, resolves when the server ends it. */

@@ -3,7 +3,7 @@
 // (`tsx <component source>`) as a local process, with the Pod's env and its ConfigMaps written out
 // one file per key, as the volume would be, and stops it when the Pod goes away. No images, no
 // isolation, no probes, no restarts, no resource limits, no Pod status writes (KWOK writes those).
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
 import type { CoreV1Api } from '@kubernetes/client-node';
@@ -12,6 +12,8 @@ import type { Logger } from '../../../shared/log.ts';
 import { ManagedProcess } from '../controlplane/process.ts';
 import { freePort } from '../controlplane/ports.ts';
 import { planLocalProcess, type LocalProcessPlan } from './pod-process.ts';
+import { DEVICESHIFUS_FILE } from '../../../cli/local-stack.ts';
+
 
 /** Mount paths a component reads from a flag rather than from the fixed path of the image. */
 const MOUNT_FLAGS: Readonly<Record<string, string>> = { '/etc/edgedevice/config': '--config-dir' };
@@ -41,6 +43,7 @@ export class DevelopmentRunner {
   private readonly pods = new Map<string, LocalPod>();
   private readonly starting = new Set<string>();
   private stopped = false;
+  private published: Promise<void> = Promise.resolve();
 
   constructor(options: RunnerOptions) {
     this.options = options;
@@ -91,7 +94,7 @@ export class DevelopmentRunner {
       const local = await this.launch(plan);
       // stop() may have run while this Pod was starting
       if (this.isStopped()) await local.process.stop();
-      else this.pods.set(uid, local);
+      else { this.pods.set(uid, local); await this.publish(); }
     } catch (err) {
       this.options.logger.error({ pod: plan.pod, err: (err as Error).message }, 'pod not started');
     } finally {
@@ -126,11 +129,25 @@ export class DevelopmentRunner {
     return { pod: plan.pod, env: plan.env, port, process };
   }
 
+  /** Writes where each deviceShifu listens (for `edgeshifu call`), whole (by rename), in the order of the changes. */
+  private publish(): Promise<void> {
+    const deviceShifus = [...this.pods.values()].map((p) => ({
+      pod: p.pod, edgeDevice: p.env.EDGEDEVICE_NAME, namespace: p.env.EDGEDEVICE_NAMESPACE, url: `http://127.0.0.1:${String(p.port)}`,
+    }));
+    const file = join(this.options.dir, DEVICESHIFUS_FILE);
+    this.published = this.published.then(async () => {
+      await writeFile(`${file}.tmp`, JSON.stringify({ deviceShifus }, null, 2));
+      await rename(`${file}.tmp`, file);
+    }).catch((err: unknown) => { this.options.logger.warn({ err: (err as Error).message }, `${DEVICESHIFUS_FILE} not written`); });
+    return this.published;
+  }
+
   private async remove(uid: string): Promise<void> {
     const local = this.pods.get(uid);
     if (local === undefined) return;
     this.pods.delete(uid);
     await local.process.stop();
+    await this.publish();
     this.options.logger.info({ pod: local.pod }, 'pod gone: local process stopped');
   }
 }

@@ -1,0 +1,119 @@
+// The CLI's Kubernetes access: shared/kube/client.ts (not client-node) with errors turned into
+// sentences that say what to fix: the API server unreachable, credentials refused, a CRD missing.
+import { KubeApiError, KubeClient, endpointFromKubeconfig, type Query, type RawReply } from '../shared/kube/client.ts';
+import { kubeStatusOf } from '../shared/kube/errors.ts';
+import { EdgeshifuError, isEdgeshifuError } from '../shared/errors.ts';
+import { API_VERSION } from '../shared/crds/resources.ts';
+import type { KubeconfigChoice } from './connection.ts';
+
+const TIMEOUT_MS = 15_000;
+export const FIELD_MANAGER = 'edgeshifu-cli';
+
+export interface KubeList<T> {
+  readonly items: T[];
+}
+
+/** Paths of the resources the CLI touches. */
+export const paths = {
+  edgeDevices: (namespace?: string): string => `/apis/${API_VERSION}${namespace === undefined ? '' : `/namespaces/${namespace}`}/edgedevices`,
+  edgeDevice: (namespace: string, name: string): string => `/apis/${API_VERSION}/namespaces/${namespace}/edgedevices/${name}`,
+  edgeNodes: (): string => `/apis/${API_VERSION}/edgenodes`,
+  federations: (): string => `/apis/${API_VERSION}/federations`,
+  nodes: (): string => '/api/v1/nodes',
+  configMap: (namespace: string, name: string): string => `/api/v1/namespaces/${namespace}/configmaps/${name}`,
+  deployment: (namespace: string, name: string): string => `/apis/apps/v1/namespaces/${namespace}/deployments/${name}`,
+  lease: (namespace: string, name: string): string => `/apis/coordination.k8s.io/v1/namespaces/${namespace}/leases/${name}`,
+  serviceProxy: (namespace: string, service: string, port: string | number): string => `/api/v1/namespaces/${namespace}/services/${service}:${String(port)}/proxy`,
+} as const;
+
+export class ClusterAccess {
+  readonly kubeconfig: KubeconfigChoice;
+  readonly server: string;
+  private readonly client: KubeClient;
+
+  private constructor(kubeconfig: KubeconfigChoice, client: KubeClient) {
+    this.kubeconfig = kubeconfig;
+    this.client = client;
+    this.server = client.endpoint.server;
+  }
+
+  /** Reads the kubeconfig; a file that is missing or has no server is an 'invalid' error naming it. */
+  static open(kubeconfig: KubeconfigChoice): ClusterAccess {
+    try {
+      return new ClusterAccess(kubeconfig, new KubeClient(endpointFromKubeconfig(kubeconfig.path)));
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      throw new EdgeshifuError('invalid', `${message} (from ${kubeconfig.source}): pass --kubeconfig with a readable kubeconfig, or start the local stack with \`edgeshifu up\``);
+    }
+  }
+
+  async get<T>(path: string, what: string, query?: Query): Promise<T> {
+    return this.call(what, () => this.client.request<T>('GET', path, { query, timeoutMs: TIMEOUT_MS }));
+  }
+
+  /** Undefined when the object does not exist. */
+  async find<T>(path: string, what: string): Promise<T | undefined> {
+    try {
+      return await this.get<T>(path, what);
+    } catch (err) {
+      if (isEdgeshifuError(err, 'not-found')) return undefined;
+      throw err;
+    }
+  }
+
+  async list<T>(path: string, what: string, query?: Query): Promise<T[]> {
+    return (await this.get<KubeList<T>>(path, what, query)).items;
+  }
+
+  /** Server-side apply under the CLI's field manager, as `kubectl apply --server-side --force-conflicts`. */
+  async apply<T>(path: string, object: unknown, what: string): Promise<T> {
+    return this.call(what, () => this.client.request<T>('PATCH', path, {
+      query: { fieldManager: FIELD_MANAGER, force: true }, contentType: 'application/apply-patch+yaml', body: object, timeoutMs: TIMEOUT_MS,
+    }));
+  }
+
+  async delete(path: string, what: string): Promise<void> {
+    await this.call(what, () => this.client.request('DELETE', path, { timeoutMs: TIMEOUT_MS }));
+  }
+
+  /** Any answer, kept whole (the service proxy relays the answers of what is behind it). */
+  async raw(method: string, path: string, what: string, options: { query?: Query; body?: string; contentType?: string; timeoutMs?: number } = {}): Promise<RawReply> {
+    return this.call(what, () => this.client.requestRaw(method, path, {
+      query: options.query, rawBody: options.body, contentType: options.contentType, timeoutMs: options.timeoutMs ?? TIMEOUT_MS,
+    }));
+  }
+
+  close(): void {
+    this.client.close();
+  }
+
+  private async call<T>(what: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (err) {
+      throw this.explain(err, what);
+    }
+  }
+
+  private explain(err: unknown, what: string): EdgeshifuError {
+    const status = err instanceof KubeApiError ? kubeStatusOf(err) : undefined;
+    const where = `${this.server} (kubeconfig ${this.kubeconfig.path}, from ${this.kubeconfig.source})`;
+    if (status === undefined) {
+      const message = err instanceof Error ? err.message : String(err);
+      return new EdgeshifuError('unavailable', `cannot ${what}: the Kubernetes API server at ${where} does not answer (${message}). Is the cluster up? Start the local stack with \`edgeshifu up\`, or pass --kubeconfig.`, { cause: err });
+    }
+    const detail = status.message || status.reason || `HTTP ${String(status.code)}`;
+    if (status.code === 401 || status.code === 403) {
+      return new EdgeshifuError('forbidden', `cannot ${what}: the API server at ${this.server} refused (${detail}). Check the credentials of ${this.kubeconfig.path}.`, { cause: err });
+    }
+    if (status.code === 404) return new EdgeshifuError('not-found', `cannot ${what}: ${detail}`, { cause: err });
+    const kind = status.code === 409 ? 'conflict' : status.code >= 500 ? 'unavailable' : 'invalid';
+    return new EdgeshifuError(kind, `cannot ${what}: ${detail}`, { cause: err });
+  }
+}
+
+/** A 404 on a list of edgeshifu's own resources means its CRDs are not installed. */
+export function crdMissing(err: unknown, kind: string): EdgeshifuError | undefined {
+  if (!isEdgeshifuError(err, 'not-found')) return undefined;
+  return new EdgeshifuError('not-found', `${err.message}: the ${kind} API is not installed on this cluster (kubectl apply -k manifests/crds)`, { cause: err });
+}
