@@ -1,7 +1,7 @@
 // HTTP devices with a health path (spec.customMetadata.healthPath): GET it on a fresh connection
 // and keep the status and the first bytes of the body for the verifier's identity check.
-import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import type { ClientRequest, IncomingMessage } from 'node:http';
+import { http, https } from '../../shared/node-http.ts';
 import { failureOutcome, type ProbeOutcome } from './outcome.ts';
 
 /** Enough of a health body to find an identity string in it; the rest is not read. */
@@ -25,7 +25,7 @@ export async function probeHttp(url: string, signal: AbortSignal, timeoutMs: num
   return new Promise((resolve) => {
     let connected = false;
     let settled = false;
-    const request: (url: string, options: object) => ClientRequest = url.startsWith('https:') ? httpsRequest : httpRequest;
+    const request: (url: string, options: object) => ClientRequest = url.startsWith('https:') ? https().request : http.request;
     const req = request(url, { method: 'GET', agent: false, headers: { 'user-agent': 'shifud', accept: '*/*' } });
     const finish = (outcome: ProbeOutcome): void => {
       if (settled) return;
