@@ -21,6 +21,11 @@ export class ApiGate {
     this.backoff = backoff;
   }
 
+  /** Calls are failing now: an outage is on, or the gate is closed after a failure. */
+  get failing(): boolean {
+    return this.outageSince !== undefined || this.now() < this.closedUntil;
+  }
+
   /** May a write go out now? */
   isOpen(): boolean {
     if (this.now() >= this.closedUntil) return true;

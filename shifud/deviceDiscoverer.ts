@@ -8,6 +8,7 @@ import type { DeviceUpdater } from './deviceUpdater.ts';
 import { verify } from './deviceVerifier.ts';
 import { deviceKey, type EdgeDevice } from './edgeDevice.ts';
 import { observe } from './probes/observe.ts';
+import { probeTargetOf } from './target.ts';
 import { dueKeys, firstProbeAt, nextProbeAt, takeTokens, untilNextDue, type TokenBucket } from './schedule.ts';
 import type { UsbSeen } from './usbMatch.ts';
 import { linkTypeFor } from './visibility.ts';
@@ -53,6 +54,7 @@ export class DeviceDiscoverer {
   private readonly tracked = new Map<string, Tracked>();
   private readonly schedule = new Map<string, number>();
   private readonly running = new Map<string, Promise<void>>();
+  private readonly again = new Set<string>();
   private bucket: TokenBucket;
   readonly stats = { probes: 0, maxInFlight: 0 };
 
@@ -93,6 +95,24 @@ export class DeviceDiscoverer {
       this.schedule.delete(key);
       this.releaseIfPresent(key);
     }
+  }
+
+  /**
+   * Something was plugged or unplugged: every device identified on the USB bus is due at once (the
+   * loop picks them up within a tick), under the usual concurrency and rate bounds.
+   */
+  probeUsbNow(): number {
+    let due = 0;
+    for (const key of this.tracked.keys()) {
+      const device = this.latest(key);
+      const target = device === undefined ? undefined : probeTargetOf(device.spec);
+      if (target === undefined || !target.ok || target.value.kind !== 'usb') continue;
+      // a probe in flight may have read the bus before the change: it runs again when it ends
+      if (this.running.has(key)) this.again.add(key);
+      else this.schedule.set(key, this.now());
+      due += 1;
+    }
+    return due;
   }
 
   private releaseIfPresent(key: string): void {
@@ -136,7 +156,8 @@ export class DeviceDiscoverer {
       logger.error({ device: key, err: err instanceof Error ? err.message : String(err) }, 'probe failed');
     } finally {
       // unless sync() made it due again meanwhile (spec changed), the next probe is a period away
-      if (this.schedule.get(key) === Number.POSITIVE_INFINITY) this.schedule.set(key, nextProbeAt(this.now(), limits.intervalMs, limits.jitter, this.random));
+      if (this.again.delete(key) && this.schedule.has(key)) this.schedule.set(key, this.now());
+      else if (this.schedule.get(key) === Number.POSITIVE_INFINITY) this.schedule.set(key, nextProbeAt(this.now(), limits.intervalMs, limits.jitter, this.random));
     }
   }
 }

@@ -1,6 +1,7 @@
 // shifud wired: the node sample loop (NodeReporter, MqttPublisher) and the device loop
 // (DeviceDiscoverer → deviceVerifier → DeviceUpdater) over one EdgeDevice informer, sharing one
-// ApiGate. Everything it owns stops with stop().
+// ApiGate; USB plug events trigger a rescan; /healthz, /readyz, /metrics report on all of it.
+// Everything it owns stops with stop().
 import { sleep } from '../shared/backoff.ts';
 import type { KubeClient } from '../shared/kube/client.ts';
 import { Informer } from '../shared/kube/informer.ts';
@@ -12,12 +13,13 @@ import { DeviceUpdater } from './deviceUpdater.ts';
 import { planScan } from './discoveryPlan.ts';
 import { DiscoveryScanner } from './discoveryScanner.ts';
 import type { EdgeDevice } from './edgeDevice.ts';
-import { KubeEdgeDeviceStatusWriter, KubeEdgeNodeClient, edgeDeviceLister, type EdgeDeviceStatusWriter, type EdgeNodeClient } from './kubeClients.ts';
+import { CALL_TIMEOUT_MS, KubeEdgeDeviceStatusWriter, KubeEdgeNodeClient, edgeDeviceLister, type EdgeDeviceStatusWriter, type EdgeNodeClient } from './kubeClients.ts';
 import { MqttPublisher } from './mqttPublisher.ts';
+import { liveness, readiness, tryServeHealth, type HealthServer, type HealthSource, type MetricSample } from './health.ts';
 import { NodeReporter, READY, type Readiness } from './nodeReporter.ts';
 import type { NodeSample } from './sample.ts';
 import { SystemSampler, type Sampler } from './sampler.ts';
-import { UsbBus, systemUsbScan, type UsbScan } from './usbBus.ts';
+import { UsbBus, UsbWatch, systemUsbScan, type UsbScan } from './usbBus.ts';
 
 export interface ShifudDeps {
   /** The API server; shifud does not close it (its owner does). */
@@ -46,13 +48,20 @@ export class Shifud {
   private readonly logger: Logger;
   private readonly sampler: Sampler;
   private readonly informer: DeviceSource & StartStop;
+  readonly usbBus: UsbBus;
+  readonly usbWatch: UsbWatch;
   private readonly stopper = new AbortController();
   private readonly loops: Promise<unknown>[] = [];
+  private readonly now: () => number;
   private lastSample: NodeSample | undefined;
+  private health: HealthServer | undefined;
+  /** What /healthz and /readyz read. */
+  private readonly progress = { startedAt: 0, lastTurnAt: undefined as number | undefined, devicesListed: false, samples: 0 };
 
   constructor(config: ShifudConfig, deps: ShifudDeps) {
     const { client, logger } = deps;
     const now = deps.now ?? Date.now;
+    this.now = now;
     this.config = config;
     this.logger = logger;
     this.sampler = deps.sampler ?? new SystemSampler(config.diskPath, now);
@@ -65,6 +74,7 @@ export class Shifud {
       thresholds: { cpu: config.cpuThreshold, memory: config.memoryThreshold, disk: config.diskThreshold, heartbeatMs: s(config.heartbeatSeconds), minIntervalMs: s(config.minWriteIntervalSeconds) },
     });
     const usbBus = new UsbBus(deps.usbScan ?? systemUsbScan, s(config.usbIntervalSeconds), now);
+    this.usbBus = usbBus;
     this.discoverer = new DeviceDiscoverer({
       nodeName: config.nodeName, source: this.informer, updater: this.updater, logger, now, usbBus: async () => usbBus.devices(),
       limits: { intervalMs: s(config.probeIntervalSeconds), jitter: config.probeJitter, timeoutMs: config.probeTimeoutMs, concurrency: config.probeConcurrency, ratePerSecond: config.probeRatePerSecond },
@@ -75,6 +85,14 @@ export class Shifud {
       ...(config.mqttPassword === undefined ? {} : { password: config.mqttPassword }),
     });
     this.scanner = this.makeScanner(config);
+    this.usbWatch = new UsbWatch({
+      paths: config.usbWatchPaths, logger,
+      onChange: () => {
+        usbBus.invalidate();
+        const due = this.discoverer.probeUsbNow();
+        logger.debug({ due }, 'USB bus changed; probing USB devices now');
+      },
+    });
   }
 
   /** The unattended scan, when subnets and ports are configured and make a valid plan. */
@@ -95,38 +113,79 @@ export class Shifud {
   /** Starts every loop; returns at once (the informer's first list and the broker come when they can). */
   async start(): Promise<void> {
     const signal = this.stopper.signal;
+    this.progress.startedAt = this.now();
+    this.health = await tryServeHealth(this.config.healthAddress, this.config.healthPort, this.healthSource(), this.logger);
     await this.publisher?.start();
+    await this.usbWatch.start();
     const scanner = this.scanner;
     // candidates are only known once the declared devices are: the scan waits for the first list
     this.loops.push(this.informer.start()
-      .then(async () => scanner?.run(signal))
+      .then(async () => { this.progress.devicesListed = true; await scanner?.run(signal); })
       .catch((err: unknown) => { this.logger.error({ err }, 'EdgeDevice informer stopped'); }));
     this.loops.push(this.sampleLoop(signal), this.discoverer.run(signal));
   }
 
   async stop(): Promise<void> {
     this.stopper.abort();
+    this.usbWatch.stop();
     await this.informer.stop();
     await Promise.allSettled(this.loops);
     await this.publisher?.stop();
+    await this.health?.close();
+  }
+
+  /** The port of /healthz, /readyz, /metrics; undefined when it could not listen. */
+  get healthPort(): number | undefined {
+    return this.health?.port;
+  }
+
+  private healthSource(): HealthSource {
+    const stallMs = 3 * s(this.config.sampleIntervalSeconds) + 3 * CALL_TIMEOUT_MS;
+    return {
+      labels: { node: this.config.nodeName },
+      live: () => liveness({ ...this.progress, stallMs }, this.now()),
+      ready: () => readiness({ devicesListed: this.progress.devicesListed, nodeRegistered: this.reporter.stats.writes > 0, apiOutage: this.gate.failing }),
+      metrics: () => this.metricSamples(),
+    };
+  }
+
+  private metricSamples(): MetricSample[] {
+    const counter = (name: string, help: string, value: number): MetricSample => ({ name: `edgeshifu_shifud_${name}`, help, type: 'counter', value });
+    const gauge = (name: string, help: string, value: number): MetricSample => ({ name: `edgeshifu_shifud_${name}`, help, type: 'gauge', value });
+    const cpu = process.cpuUsage();
+    return [
+      counter('samples_total', 'Node resource samples taken', this.progress.samples),
+      counter('edgenode_writes_total', 'EdgeNode status writes that reached the API server', this.reporter.stats.writes),
+      counter('edgedevice_writes_total', 'EdgeDevice status writes that reached the API server', this.updater.stats.writes),
+      counter('api_failures_total', 'API calls that failed', this.gate.stats.failures),
+      counter('api_writes_held_total', 'Writes held back while backing off from the API server', this.gate.stats.refused),
+      counter('probes_total', 'Device probes started', this.discoverer.stats.probes),
+      counter('usb_scans_total', 'USB bus scans', this.usbBus.stats.scans),
+      counter('usb_changes_total', 'USB plug or unplug events seen (after settling)', this.usbWatch.stats.triggers),
+      gauge('devices_seen', 'EdgeDevices verified online from this node', this.updater.seenDevices().length),
+      { name: 'process_resident_memory_bytes', help: 'Resident memory size in bytes', type: 'gauge', value: process.memoryUsage.rss() },
+      { name: 'process_cpu_seconds_total', help: 'User and system CPU time spent in seconds', type: 'counter', value: (cpu.user + cpu.system) / 1e6 },
+    ];
   }
 
   /** One sample, published and offered to the reporter. */
   async sampleOnce(): Promise<void> {
-    let readiness: Readiness = READY;
+    let nodeReadiness: Readiness = READY;
     try {
       this.lastSample = await this.sampler.sample();
+      this.progress.samples += 1;
     } catch (err) {
-      readiness = { ready: false, reason: 'SampleFailed', message: `node resources could not be read: ${err instanceof Error ? err.message : String(err)}` };
+      nodeReadiness = { ready: false, reason: 'SampleFailed', message: `node resources could not be read: ${err instanceof Error ? err.message : String(err)}` };
     }
     if (this.lastSample === undefined) return;
-    if (readiness.ready) this.publisher?.publish(this.lastSample);
-    await this.reporter.report(this.lastSample, readiness);
+    if (nodeReadiness.ready) this.publisher?.publish(this.lastSample);
+    await this.reporter.report(this.lastSample, nodeReadiness);
   }
 
   private async sampleLoop(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
       await this.sampleOnce();
+      this.progress.lastTurnAt = this.now();
       await sleep(s(this.config.sampleIntervalSeconds), signal);
     }
   }

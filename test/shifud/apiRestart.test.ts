@@ -35,6 +35,9 @@ test('shifud rides out an API server restart without flooding it, then catches u
   await device.down();
   await waitFor('shifud to notice the outage', () => shifud.gate.stats.outages > 0 ? true : undefined);
   await waitFor('writes to be held back', () => shifud.gate.stats.refused > 10 ? true : undefined);
+  const readyz = async (): Promise<string> => { const res = await fetch(`http://127.0.0.1:${shifud.healthPort ?? 0}/readyz`); return `${res.status} ${await res.text()}`; };
+  t.is(await readyz(), '503 the API server is not answering; backing off');
+  t.is((await fetch(`http://127.0.0.1:${shifud.healthPort ?? 0}/healthz`)).status, 200, 'live all the same: a restart would not help');
   await cluster.startComponent('kube-apiserver');
   const outageMs = Date.now() - stoppedAt;
   const during = attempts.count - before;
@@ -48,4 +51,5 @@ test('shifud rides out an API server restart without flooding it, then catches u
   await waitFor('a heartbeat after the restart', async () => ((await readEdgeNode(kube, 'edge-1'))?.status?.lastHeartbeatTime ?? '') > restartedAt ? true : undefined, { timeoutMs: 60_000 });
   await device.up();
   await waitReachable(kube, 'devices', 'plc', { status: 'True' });
+  await waitFor('ready again', async () => ((await readyz()).startsWith('200') ? true : undefined));
 });

@@ -23,6 +23,8 @@ export function fastConfig(nodeName: string, overrides: Partial<ShifudConfig> = 
     ...loadShifudConfig([], { EDGESHIFU_NODE_NAME: nodeName }),
     sampleIntervalSeconds: 0.2, heartbeatSeconds: 2, minWriteIntervalSeconds: 0,
     probeIntervalSeconds: 0.2, probeJitter: 0.2, probeTimeoutMs: 500, usbIntervalSeconds: 0.2,
+    // a free port each, no host USB directories
+    healthPort: 0, usbWatchPaths: [],
     ...overrides,
   };
 }
