@@ -1,6 +1,7 @@
 // The controller's configuration: flags, or EDGESHIFU_* environment variables (shared/config.ts).
 import { Type, type Static } from '@sinclair/typebox';
 import { PROTOCOLS } from '../shared/crds/edgedevice.ts';
+import { OffloadSettings } from './offload/settings.ts';
 
 const DEFAULT_IMAGE = 'ghcr.io/edgeshifu/edgeshifu:0.1.0';
 
@@ -27,6 +28,8 @@ export const ControllerConfig = Type.Object({
   leaseNamespace: Type.String({ default: 'edgeshifu-system' }),
   leaseName: Type.String({ default: 'edgeshifu-controller' }),
   identity: Type.Optional(Type.String({ description: 'Leader-election identity; the pod name (HOSTNAME) by default.' })),
+  // DRONE offloading (issue 8): off unless --drone-cluster is set
+  ...OffloadSettings.properties,
 });
 export type ControllerConfig = Static<typeof ControllerConfig>;
 

@@ -17,6 +17,7 @@ import { candidateNode } from './scheduling/candidates.ts';
 import { labelSelectorMatcher } from './selector.ts';
 import type { Topology } from './topology.ts';
 import { World, type EdgeDevice, type EdgeNode } from './world.ts';
+import { Offloader } from './offload/manager.ts';
 
 export interface ControllerDeps {
   readonly client: KubeClient;
@@ -29,6 +30,10 @@ export interface ControllerDeps {
 
 export class Controller {
   readonly world: World;
+  /** DRONE offloading, when this cluster has a DRONE id (started by lead()). */
+  readonly offloader?: Offloader;
+  /** Resolves once offloading runs (or at once without it). */
+  offloading: Promise<void> = Promise.resolve();
   private readonly deps: ControllerDeps;
   private readonly reconciler: EdgeDeviceReconciler;
   private readonly runner: Runner;
@@ -55,6 +60,10 @@ export class Controller {
       },
     });
     this.runner = new Runner({ name: 'edgedevice', reconcile: this.reconciler.reconcile, workers: config.workers, logger, registry: deps.registry });
+    const droneCluster = config.droneCluster;
+    if (droneCluster !== undefined) {
+      this.offloader = new Offloader({ client, settings: { ...config, droneCluster }, logger, registry: deps.registry, nodes: this.world.nodes, pods: this.world.pods });
+    }
     this.wire();
     const devices = this.world.devices;
     new Gauge({ name: 'edgeshifu_edgedevices', help: 'EdgeDevices in the cache', registers: [deps.registry], collect() { this.set(devices.list().length); } });
@@ -88,10 +97,16 @@ export class Controller {
     this.devicesWhere(() => true);
     // bundles whose device is gone (deleted while no controller ran) are orphans to remove
     for (const object of [...this.world.deployments.list(), ...this.world.services.list()]) this.enqueueOwner(object);
+    if (this.offloader !== undefined) {
+      this.offloading = this.offloader.start();
+      this.offloading.catch((err: unknown) => { this.deps.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'DRONE offloading did not start'); });
+    }
     this.deps.logger.info('reconciling');
   }
 
   async stop(): Promise<void> {
+    await this.offloading.catch(() => undefined);
+    await this.offloader?.stop();
     await this.runner.stop();
     await this.world.stop();
   }

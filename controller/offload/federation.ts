@@ -1,0 +1,151 @@
+// The DRONE side of the leader (issue 7/8): the cluster's embedded broker with its logins from a
+// Secret, the agent on its bus client, and the relay to every neighbour a Federation resource
+// names. Started when this replica leads and stopped when it stops leading, so a federation
+// always hears exactly one agent per cluster.
+import type { KubernetesListObject, V1Secret } from '@kubernetes/client-node';
+import type { KubeClient } from '../../shared/kube/client.ts';
+import { kubeStatusOf } from '../../shared/kube/errors.ts';
+import { Informer } from '../../shared/kube/informer.ts';
+import { EmbeddedBroker, type BrokerUser } from '../../shared/bus/broker.ts';
+import { FederationRelay, type Neighbour } from '../../shared/bus/relay.ts';
+import { GROUP, VERSION } from '../../shared/crds/resources.ts';
+import { EdgeshifuError } from '../../shared/errors.ts';
+import type { Logger } from '../../shared/log.ts';
+import { DroneAgent } from '../drone/agent.ts';
+import { asDroneBus, droneBusClient } from '../drone/bus.ts';
+import type { DroneConfig } from '../drone/agent-core.ts';
+import { droneCodec, type DroneMessage } from '../drone/messages/index.ts';
+import type { Resources } from '../drone/model.ts';
+import { neighbourOf, type Federation } from '../drone/neighbours.ts';
+import { listenAddress, type OffloadSettings } from './settings.ts';
+
+export interface FederationDeps {
+  readonly client: KubeClient;
+  readonly settings: OffloadSettings & { droneCluster: string };
+  readonly logger: Logger;
+  readonly free: Resources;
+}
+
+function secretRef(value: string): { namespace: string; name: string } {
+  const [namespace = '', name = ''] = value.split('/');
+  return { namespace, name };
+}
+
+export class DroneFederation {
+  readonly agent: DroneAgent;
+  readonly federations: Informer<Federation>;
+  private readonly deps: FederationDeps;
+  private readonly weights = new Map<string, number>();
+  private readonly stopping = new AbortController();
+  private broker?: EmbeddedBroker;
+  private relay?: FederationRelay<DroneMessage>;
+  private bus?: ReturnType<typeof droneBusClient>;
+  private brokerUrl = '';
+
+  constructor(deps: FederationDeps) {
+    this.deps = deps;
+    const s = deps.settings;
+    const config: DroneConfig = {
+      cluster: s.droneCluster, mode: s.droneMode, scalePercent: s.droneScalePercent, weights: this.weights,
+      agreementMs: s.droneAgreementMs, weakAgreementMs: s.droneWeakAgreementMs, gossipMs: s.droneGossipMs,
+      advertIntervalMs: s.droneAdvertIntervalMs, advertTtlMs: s.droneAdvertTtlMs, replyTimeoutMs: s.droneReplyTimeoutMs,
+      retryMs: s.droneRetryMs, batchMs: s.droneBatchMs,
+    };
+    this.agent = new DroneAgent({ config, free: deps.free, bus: { publish: (topic, body) => this.requireBus().publish(topic, body), subscribe: (filters, handler) => this.requireBus().subscribe(filters, handler) }, logger: deps.logger, signal: this.stopping.signal });
+    const path = `/apis/${GROUP}/${VERSION}/federations`;
+    this.federations = new Informer<Federation>({
+      path, logger: deps.logger.child({ informer: 'Federation' }), watch: deps.client.watch,
+      list: () => deps.client.request<KubernetesListObject<Federation>>('GET', path),
+    });
+  }
+
+  get cluster(): string {
+    return this.deps.settings.droneCluster;
+  }
+
+  /** Where this cluster's broker listens (the embedded one's real port once started). */
+  get url(): string {
+    return this.brokerUrl;
+  }
+
+  private requireBus(): ReturnType<typeof asDroneBus> {
+    if (this.bus === undefined) throw new EdgeshifuError('unavailable', 'the DRONE bus is not started');
+    return asDroneBus(this.bus);
+  }
+
+  private get login(): { username: string; password: string } {
+    const s = this.deps.settings;
+    if (s.dronePassword === undefined) throw new EdgeshifuError('invalid', 'DRONE needs a broker password: set --drone-password or EDGESHIFU_DRONE_PASSWORD');
+    return { username: s.droneUsername ?? s.droneCluster, password: s.dronePassword };
+  }
+
+  async start(): Promise<void> {
+    const { settings, logger } = this.deps;
+    const login = this.login;
+    if (settings.droneBrokerUrl === undefined) {
+      const { host, port } = listenAddress(settings.droneBrokerListen);
+      this.broker = new EmbeddedBroker({ owner: settings.droneCluster, host, port, users: await this.brokerUsers(), logger: logger.child({ part: 'broker' }) });
+      const started = await this.broker.start();
+      this.brokerUrl = `mqtt://${host === '0.0.0.0' ? '127.0.0.1' : host}:${started.port}`;
+    } else this.brokerUrl = settings.droneBrokerUrl;
+    const codec = droneCodec();
+    this.bus = droneBusClient({ url: this.brokerUrl, cluster: settings.droneCluster, ...login, ignoreOwn: true, logger, signal: this.stopping.signal }, codec);
+    await this.bus.start();
+    const relay = new FederationRelay<DroneMessage>({ cluster: settings.droneCluster, local: { url: this.brokerUrl, ...login }, neighbours: [], logger, signal: this.stopping.signal }, codec);
+    this.relay = relay;
+    await relay.start();
+    for (const event of ['add', 'update', 'delete'] as const) this.federations.on(event, () => { void this.refreshNeighbours(); });
+    await this.federations.start();
+    await this.refreshNeighbours();
+    await this.agent.start();
+    logger.info({ cluster: settings.droneCluster, broker: this.brokerUrl }, 'DRONE agent started');
+  }
+
+  /** The embedded broker's logins: this cluster, and every cluster listed in the users Secret. */
+  private async brokerUsers(): Promise<BrokerUser[]> {
+    const own = { ...this.login, cluster: this.deps.settings.droneCluster };
+    const ref = this.deps.settings.droneUsersSecret;
+    if (ref === undefined) return [own];
+    const { namespace, name } = secretRef(ref);
+    const secret = await this.secret(namespace, name);
+    if (secret === undefined) throw new EdgeshifuError('not-found', `the broker logins Secret ${ref} does not exist`);
+    const peers = Object.entries(secret.data ?? {}).filter(([cluster]) => cluster !== own.username)
+      .map(([cluster, value]) => ({ username: cluster, cluster, password: Buffer.from(value, 'base64').toString('utf8') }));
+    return [own, ...peers];
+  }
+
+  private async secret(namespace: string, name: string): Promise<V1Secret | undefined> {
+    try {
+      return await this.deps.client.request<V1Secret>('GET', `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(name)}`);
+    } catch (err) {
+      if (kubeStatusOf(err)?.code === 404) return undefined;
+      throw err;
+    }
+  }
+
+  /** Federation resources → relay links and proportion weights; a bad one is logged and skipped. */
+  private async refreshNeighbours(): Promise<void> {
+    const neighbours: Neighbour[] = [];
+    this.weights.clear();
+    for (const federation of this.federations.list()) {
+      const ref = federation.spec.credentialsSecretRef;
+      try {
+        const secret = await this.secret(ref.namespace, ref.name);
+        neighbours.push(neighbourOf(federation, secret?.data));
+        this.weights.set(federation.spec.clusterId, federation.spec.weight ?? 1);
+      } catch (err) {
+        this.deps.logger.warn({ federation: federation.metadata.name, err: err instanceof Error ? err.message : String(err) }, 'federation neighbour skipped');
+      }
+    }
+    await this.relay?.setNeighbours(neighbours);
+  }
+
+  async stop(): Promise<void> {
+    this.agent.stop();
+    await this.federations.stop();
+    this.stopping.abort();
+    await this.relay?.stop();
+    await this.bus?.stop();
+    await this.broker?.stop();
+  }
+}

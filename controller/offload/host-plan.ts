@@ -1,0 +1,70 @@
+// Where a HostRequest stands, from what the hosting cluster sees (pure; DRONE v2 HostRequest
+// states, issue 8): ACCEPTED until the origin says go, SCHEDULED once its Deployment exists,
+// CONNECTED once neighbours can reach its Service, LAUNCHED once it runs; expired when the origin
+// stopped renewing the lease (the seed's garbage collector of locked resources).
+import type { V1Deployment, V1Node, V1Service } from '@kubernetes/client-node';
+import type { HostPhase } from '../../shared/crds/drone.ts';
+import type { HostRequest } from './objects.ts';
+
+export interface HostView {
+  readonly request: HostRequest;
+  readonly deployment?: V1Deployment;
+  readonly service?: V1Service;
+  /** Address neighbours reach this cluster's NodePorts at. */
+  readonly address?: string;
+  readonly now: number;
+}
+
+export type HostVerdict =
+  | { readonly expired: true; readonly reason: string }
+  | { readonly expired: false; readonly phase: HostPhase; readonly endpoint?: string; readonly message: string };
+
+/** When the lease ends: from the last renewal, or from creation before the first one. */
+export function leaseEnd(request: HostRequest): number {
+  const from = request.status?.lastRenewTime ?? request.metadata.creationTimestamp;
+  const at = from === undefined ? Number.NaN : new Date(from).getTime();
+  return (Number.isNaN(at) ? Date.now() : at) + request.spec.leaseSeconds * 1000;
+}
+
+export function available(deployment: V1Deployment | undefined): boolean {
+  if (deployment === undefined) return false;
+  const want = deployment.spec?.replicas ?? 1;
+  const s = deployment.status ?? {};
+  const current = (s.observedGeneration ?? 0) >= (deployment.metadata?.generation ?? 0);
+  return current && (s.updatedReplicas ?? 0) >= want && (s.availableReplicas ?? 0) >= want;
+}
+
+function endpointOf(service: V1Service | undefined, address: string | undefined): string | undefined {
+  const nodePort = service?.spec?.ports?.[0]?.nodePort;
+  return nodePort === undefined || address === undefined ? undefined : `${address}:${nodePort}`;
+}
+
+export function hostVerdict(view: HostView): HostVerdict {
+  const { request, now } = view;
+  if (now > leaseEnd(request)) return { expired: true, reason: `the origin ${request.spec.origin} has not renewed the lease for ${request.spec.leaseSeconds} s` };
+  if (request.spec.launch !== true) return { expired: false, phase: 'ACCEPTED', message: 'slice reserved; waiting for the origin to start it (boot dependencies)' };
+  if (view.deployment === undefined) return { expired: false, phase: 'SCHEDULED', message: 'creating the Deployment' };
+  const exposes = (view.service?.spec?.ports?.length ?? 0) > 0;
+  const endpoint = exposes ? endpointOf(view.service, view.address) : undefined;
+  const reachable = !exposes || endpoint !== undefined;
+  if (!reachable) return { expired: false, phase: 'SCHEDULED', message: view.address === undefined ? 'no node address to expose it at' : 'waiting for the Service\'s node port' };
+  const running = available(view.deployment);
+  return {
+    expired: false,
+    phase: running ? 'LAUNCHED' : 'CONNECTED',
+    ...(endpoint === undefined ? {} : { endpoint }),
+    message: running ? 'running' : 'reachable; waiting for its pods to be available',
+  };
+}
+
+/** The address to publish: configured, else the InternalIP of the first Ready node. */
+export function publicAddress(configured: string | undefined, nodes: readonly V1Node[]): string | undefined {
+  if (configured !== undefined) return configured;
+  const ready = nodes.filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true && n.spec?.unschedulable !== true);
+  ready.sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
+  for (const node of ready) {
+    const ip = node.status?.addresses?.find((a) => a.type === 'InternalIP')?.address;
+    if (ip !== undefined) return ip;
+  }
+  return undefined;
+}

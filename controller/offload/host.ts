@@ -1,0 +1,199 @@
+// The hosting side of offloading (issue 8; DRONE v2 steps 14–29): an accepted OffloadRequest
+// becomes a HostRequest in the origin's namespace; leases from the origin renew it and say what
+// to run and when; reconcile runs it within the reserved slice and tells the origin where it
+// stands; a release, a deletion or an expired lease frees the slice for the next advert.
+import type { V1Deployment, V1Node, V1Service } from '@kubernetes/client-node';
+import type { Informer } from '../../shared/kube/informer.ts';
+import { EdgeshifuError } from '../../shared/errors.ts';
+import type { Logger } from '../../shared/log.ts';
+import { API_VERSION } from '../../shared/crds/resources.ts';
+import type { HostRequestStatus } from '../../shared/crds/drone.ts';
+import type { DroneAgent, OffloadMessage } from '../drone/agent.ts';
+import type { DroneEvent } from '../drone/agent-core.ts';
+import type { LeaseMessage } from '../drone/messages/index.ts';
+import type { ReconcileResult } from '../runner.ts';
+import { LABEL_MANAGED_BY, MANAGED_BY } from '../bundle/names.ts';
+import { HOSTED_FOR_LABEL } from '../drone/slicing/kube-input.ts';
+import type { OffloadApi } from './kube.ts';
+import { hostObjects, type HostRequest } from './objects.ts';
+import { hostVerdict, leaseEnd, publicAddress } from './host-plan.ts';
+import { hostedNames, revisionOf, workloadValidator, type Workload } from './workload.ts';
+
+export interface HostSideDeps {
+  readonly api: OffloadApi;
+  readonly agent: DroneAgent;
+  readonly cluster: string;
+  readonly requests: Informer<HostRequest>;
+  readonly deployments: Informer<V1Deployment>;
+  readonly services: Informer<V1Service>;
+  readonly nodes: Informer<V1Node>;
+  readonly leaseSeconds: number;
+  readonly publicAddress?: string;
+  readonly logger: Logger;
+}
+
+type HostEvent = Extract<DroneEvent, { type: 'host' | 'release' }>;
+const APPLIED = 'drone.edgeshifu.io/applied';
+
+function keyOf(r: { metadata?: { namespace?: string; name?: string } }): string {
+  return `${r.metadata?.namespace ?? ''}/${r.metadata?.name ?? ''}`;
+}
+
+export class HostSide {
+  private readonly deps: HostSideDeps;
+  /** What was last told to each origin, so a status goes out on change (and on every lease). */
+  private readonly told = new Map<string, string>();
+
+  constructor(deps: HostSideDeps) {
+    this.deps = deps;
+  }
+
+  /** The ledger after a restart: every HostRequest still here is a slice still held. */
+  restore(): void {
+    const entries = this.deps.requests.list().map((r) => ({
+      origin: r.spec.origin, app: r.spec.app, component: r.spec.component, requestId: r.spec.requestId,
+      resources: { cpu: Number(r.metadata.annotations?.['drone.edgeshifu.io/cpu'] ?? 0), memory: Number(r.metadata.annotations?.['drone.edgeshifu.io/memory'] ?? 0) },
+      acceptedAt: new Date(r.metadata.creationTimestamp ?? Date.now()).getTime(),
+    }));
+    if (entries.length > 0) this.deps.agent.restoreHosted(entries);
+  }
+
+  /** The agent accepted (ACK) or released a component: the HostRequest follows. */
+  async onDecision(event: HostEvent): Promise<void> {
+    const names = hostedNames(event.origin, event.app, event.type === 'host' ? event.component.name : event.component);
+    if (event.type === 'release') {
+      this.deps.logger.info({ origin: event.origin, app: event.app, component: event.component, reason: event.reason }, 'hosted component released');
+      await this.deps.api.remove('HostRequest', names.namespace, names.name);
+      return;
+    }
+    const { component, origin, app } = event;
+    const entry = this.deps.agent.hosted().find((e) => e.origin === origin && e.app === app && e.component === component.name);
+    await this.deps.api.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: names.namespace, labels: { [LABEL_MANAGED_BY]: MANAGED_BY, [HOSTED_FOR_LABEL]: origin } } });
+    await this.deps.api.create({
+      apiVersion: API_VERSION, kind: 'HostRequest',
+      metadata: {
+        name: names.name, namespace: names.namespace, labels: { [LABEL_MANAGED_BY]: MANAGED_BY, [HOSTED_FOR_LABEL]: origin },
+        annotations: { 'drone.edgeshifu.io/cpu': String(component.resources.cpu), 'drone.edgeshifu.io/memory': String(component.resources.memory) },
+      },
+      spec: {
+        origin, app, component: component.name, requestId: entry?.requestId ?? `${app}.${component.name}`,
+        resources: { cpu: `${component.resources.cpu}m`, memory: `${component.resources.memory}Mi` },
+        ...(component.workload === undefined ? {} : { workload: component.workload, revision: revisionOf(component.workload as Workload) }),
+        launch: false, leaseSeconds: this.deps.leaseSeconds,
+      },
+    });
+  }
+
+  /** A lease from the origin: renew, take what it says to run, and answer where the component stands. */
+  async onLease(msg: LeaseMessage): Promise<string | undefined> {
+    const names = hostedNames(msg.sender, msg.app, msg.component);
+    const request = this.deps.requests.get(`${names.namespace}/${names.name}`);
+    if (request === undefined) {
+      // Not (or no longer) here: say so, and the origin puts the component to auction again.
+      if (!this.deps.agent.hosted().some((e) => e.origin === msg.sender && e.app === msg.app && e.component === msg.component)) {
+        this.send(msg.sender, msg.app, msg.component, { phase: 'GONE', reason: `${this.deps.cluster} does not host ${msg.component} of ${msg.app}` });
+      }
+      return undefined;
+    }
+    const wanted = { workload: msg.workload, revision: msg.revision, launch: msg.launch, dependencies: msg.dependencies, leaseSeconds: msg.leaseSeconds };
+    const held = { workload: request.spec.workload, revision: request.spec.revision, launch: request.spec.launch, dependencies: request.spec.dependencies ?? {}, leaseSeconds: request.spec.leaseSeconds };
+    let current = request;
+    if (JSON.stringify(wanted) !== JSON.stringify(held)) current = await this.deps.api.patch('HostRequest', current, { spec: wanted });
+    current = await this.deps.api.patchStatus('HostRequest', { metadata: { name: current.metadata.name, namespace: current.metadata.namespace } }, { lastRenewTime: new Date().toISOString() }) as HostRequest;
+    this.told.delete(keyOf(current));
+    return keyOf(current);
+  }
+
+  reconcile = async (key: string, log: Logger): Promise<ReconcileResult> => {
+    const request = this.deps.requests.get(key);
+    if (request === undefined) {
+      this.told.delete(key);
+      return {};
+    }
+    const { spec } = request;
+    const names = { namespace: request.metadata.namespace ?? '', name: request.metadata.name ?? '' };
+    let workload: Workload;
+    try {
+      workload = workloadValidator.parse(spec.workload, `the workload the origin ${spec.origin} sent`);
+    } catch (err) {
+      await this.report(request, { phase: 'FAILED', message: err instanceof Error ? err.message : String(err) });
+      return {};
+    }
+    const verdict0 = hostVerdict({ request, now: Date.now() });
+    if (verdict0.expired) {
+      log.warn({ origin: spec.origin, app: spec.app, component: spec.component, reason: verdict0.reason }, 'lease expired: releasing the hosted component');
+      await this.deps.api.remove('HostRequest', names.namespace, names.name);
+      this.deps.agent.releaseHosted(spec.origin, spec.app, spec.component);
+      return {};
+    }
+    const launched = await this.launch(request, workload, names);
+    if (launched.created) {
+      // the seed's SCHEDULED is seen before the Service is known reachable
+      await this.report(request, { phase: 'SCHEDULED', message: 'Deployment created; waiting for its pods' });
+      return { requeueAfterMs: 200 };
+    }
+    const { deployment, service } = launched;
+    const address = publicAddress(this.deps.publicAddress, this.deps.nodes.list());
+    const verdict = hostVerdict({ request, deployment, service, address, now: Date.now() });
+    if (verdict.expired) return { requeueAfterMs: 0 };
+    await this.report(request, {
+      phase: verdict.phase, message: verdict.message,
+      ...(verdict.endpoint === undefined ? {} : { endpoint: verdict.endpoint }),
+      ...(verdict.phase === 'LAUNCHED' && spec.revision !== undefined ? { revision: spec.revision } : {}),
+    });
+    return { requeueAfterMs: Math.max(1_000, leaseEnd(request) - Date.now() + 100) };
+  };
+
+  /** Once the origin said go: the Deployment and Service, applied when what to run changed. */
+  private async launch(request: HostRequest, workload: Workload, names: { namespace: string; name: string }): Promise<{ deployment?: V1Deployment; service?: V1Service; created: boolean }> {
+    const key = `${names.namespace}/${names.name}`;
+    const deployment = this.deps.deployments.get(key);
+    const service = this.deps.services.get(key);
+    if (request.spec.launch !== true) return { deployment, service, created: false };
+    const applied = `${request.spec.revision ?? ''}/${JSON.stringify(request.spec.dependencies ?? {})}`;
+    if (deployment?.metadata?.annotations?.[APPLIED] === applied && service !== undefined) return { deployment, service, created: false };
+    const objects = hostObjects(request, workload, this.deps.cluster, { ...names, annotations: { [APPLIED]: applied } });
+    return { deployment: await this.deps.api.apply(objects.deployment), service: await this.deps.api.apply(objects.service), created: deployment === undefined };
+  }
+
+  /** A HostRequest went away (deleted by hand, expired or released): its slice is free again. */
+  forget(request: HostRequest): void {
+    this.deps.agent.releaseHosted(request.spec.origin, request.spec.app, request.spec.component);
+    this.send(request.spec.origin, request.spec.app, request.spec.component, { phase: 'GONE', reason: `${this.deps.cluster} no longer hosts it` });
+  }
+
+  private async report(request: HostRequest, status: HostRequestStatus & { phase: NonNullable<HostRequestStatus['phase']> }): Promise<void> {
+    const previous = request.status ?? {};
+    const changed = previous.phase !== status.phase || previous.endpoint !== status.endpoint || previous.message !== status.message
+      || (status.revision !== undefined && previous.revision !== status.revision);
+    // only this controller writes a HostRequest's status, field by field: no resourceVersion guard,
+    // so a lease renewal landing in between does not turn this write into a conflict
+    if (changed) await this.deps.api.patchStatus('HostRequest', { metadata: { name: request.metadata.name, namespace: request.metadata.namespace } }, status);
+    this.tell(request, status);
+  }
+
+  /** The origin hears of every change; ADD_ACK when first launched, MOD_ACK when a new revision is. */
+  private tell(request: HostRequest, status: HostRequestStatus & { phase: NonNullable<HostRequestStatus['phase']> }): void {
+    const previous = request.status ?? {};
+    const { origin, app, component } = request.spec;
+    const revision = status.revision ?? previous.revision;
+    const said = JSON.stringify([status.phase, status.endpoint, revision]);
+    if (this.told.get(keyOf(request)) === said) return;
+    this.told.set(keyOf(request), said);
+    this.send(origin, app, component, {
+      phase: status.phase, ...(status.endpoint === undefined ? {} : { endpoint: status.endpoint }),
+      ...(revision === undefined ? {} : { revision }), ...(status.phase === 'FAILED' ? { reason: status.message ?? 'failed' } : {}),
+    });
+    if (status.phase === 'LAUNCHED' && status.revision !== undefined && previous.revision !== status.revision) {
+      this.deps.agent.send({ kind: 'acknowledge', to: origin, typeAck: previous.revision === undefined ? 'ADD_ACK' : 'MOD_ACK', app, component });
+    }
+  }
+
+  private send(to: string, app: string, component: string, body: Omit<Extract<OffloadMessage, { kind: 'host-status' }>, 'kind' | 'to' | 'app' | 'component' | 'v' | 'id' | 'sender' | 'timestamp' | 'hops'>): void {
+    try {
+      this.deps.agent.send({ kind: 'host-status', to, app, component, ...body });
+    } catch (err) {
+      throw new EdgeshifuError('unavailable', `cannot tell ${to} about ${component}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+}

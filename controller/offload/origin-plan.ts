@@ -1,0 +1,124 @@
+// The offloading side's decisions over plain data (pure; issue 8, DRONE v2 "Drone offloading"):
+// how a DroneFederatedDeployment's status moves with auctions, agreements, hosts' reports and
+// losses, and what each host is told in its lease.
+import type { ComponentPhase, ComponentStatus, DeploymentPhase, DroneFederatedDeploymentStatus } from '../../shared/crds/drone.ts';
+import type { DroneEvent } from '../drone/agent-core.ts';
+import type { LeaseMessage } from '../drone/messages/index.ts';
+import { appId, revisionOf, workloadOf, type DroneFederatedDeployment } from './workload.ts';
+
+export type Status = DroneFederatedDeploymentStatus;
+export type Decision = Extract<DroneEvent, { type: 'placed' | 'failed' }>;
+
+/** The deployment a DRONE app id belongs to: `<namespace>.<name>.<attempt>`. */
+export function deploymentOfApp(app: string): { namespace: string; name: string; attempt: number } | undefined {
+  const first = app.indexOf('.');
+  const last = app.lastIndexOf('.');
+  const attempt = Number(app.slice(last + 1));
+  if (first <= 0 || last <= first + 1 || !Number.isInteger(attempt)) return undefined;
+  return { namespace: app.slice(0, first), name: app.slice(first + 1, last), attempt };
+}
+
+function componentsOf(status: Status): ComponentStatus[] {
+  return status.components ?? [];
+}
+
+/** A new auction for every component without a cluster (all of them the first time). */
+export function startAuction(dfd: DroneFederatedDeployment, status: Status): Status {
+  const attempt = (status.attempt ?? 0) + 1;
+  const known = new Map(componentsOf(status).map((c) => [c.name, c]));
+  const components = dfd.spec.components.map((c): ComponentStatus => {
+    const held = known.get(c.name);
+    return held?.cluster !== undefined && held.phase !== 'FAILED' ? held : { name: c.name, phase: 'SCHEDULING' };
+  });
+  return { ...status, observedGeneration: dfd.metadata.generation, phase: 'SCHEDULING', app: appId(dfd, attempt), attempt, components, reason: 'looking for a cluster with room' };
+}
+
+/** The components the current auction is for. */
+export function unplaced(status: Status): string[] {
+  return componentsOf(status).filter((c) => c.cluster === undefined).map((c) => c.name);
+}
+
+/** The agreement's outcome, written once: placed components get their cluster, or the deployment fails with the reason. */
+export function applyDecision(status: Status, decision: Decision, self: string): Status {
+  if (decision.app !== status.app) return status;
+  if (decision.type === 'failed') {
+    return { ...status, phase: 'FAILED', reason: decision.reason, components: componentsOf(status).map((c) => (c.cluster === undefined ? { ...c, phase: 'FAILED', message: decision.reason } : c)) };
+  }
+  const components = componentsOf(status).map((c): ComponentStatus => {
+    const cluster = decision.placement[c.name];
+    if (c.cluster !== undefined || cluster === undefined) return c;
+    return { name: c.name, cluster, app: decision.app, phase: cluster === self ? 'SCHEDULED' : 'ASSIGNED' };
+  });
+  return { ...status, phase: 'PENDING', reason: 'placed; starting the components', components };
+}
+
+export interface Observation {
+  readonly phase: ComponentPhase;
+  readonly endpoint?: string;
+  readonly message?: string;
+}
+
+/** What is seen of each placed component (host reports, local Deployments) folded into the status. */
+export function observe(status: Status, seen: ReadonlyMap<string, Observation>): Status {
+  const components = componentsOf(status).map((c): ComponentStatus => {
+    const o = c.cluster === undefined ? undefined : seen.get(c.name);
+    if (o === undefined) return c;
+    const next: ComponentStatus = { ...c, phase: o.phase };
+    if (o.endpoint === undefined) delete next.endpoint;
+    else next.endpoint = o.endpoint;
+    if (o.message === undefined) delete next.message;
+    else next.message = o.message;
+    return next;
+  });
+  return { ...status, components, ...overall(status, components) };
+}
+
+function overall(status: Status, components: readonly ComponentStatus[]): { phase: DeploymentPhase; reason: string } {
+  if (status.phase === 'FAILED' || status.phase === 'DONE') return { phase: status.phase, reason: status.reason ?? '' };
+  if (components.some((c) => c.cluster === undefined)) return { phase: 'SCHEDULING', reason: status.reason ?? 'looking for a cluster with room' };
+  const waiting = components.filter((c) => c.phase !== 'LAUNCHED');
+  if (waiting.length === 0) return { phase: 'RUNNING', reason: `every component runs: ${components.map((c) => `${c.name} on ${c.cluster ?? '?'}`).join(', ')}` };
+  return { phase: 'PENDING', reason: `waiting for ${waiting.map((c) => `${c.name} (${c.phase})`).join(', ')}` };
+}
+
+/** Components whose host is lost send them back to the agreement (the host is excluded next time). */
+export function returnLost(status: Status, lost: ReadonlyMap<string, string>): Status {
+  if (lost.size === 0) return status;
+  const components = componentsOf(status).map((c): ComponentStatus => {
+    const why = lost.get(c.name);
+    return why === undefined ? c : { name: c.name, phase: 'SCHEDULING', message: why };
+  });
+  return { ...status, components, phase: 'SCHEDULING', reason: [...lost.values()].join('; ') };
+}
+
+/** Whether a component's boot dependencies are launched, and where they are. */
+export function readiness(dfd: DroneFederatedDeployment, status: Status, component: string): { launch: boolean; dependencies: Record<string, string> } {
+  const spec = dfd.spec.components.find((c) => c.name === component);
+  const byName = new Map(componentsOf(status).map((c) => [c.name, c]));
+  const dependencies: Record<string, string> = {};
+  let launch = true;
+  for (const dep of spec?.bootDependencies ?? []) {
+    const held = byName.get(dep);
+    if (held?.phase !== 'LAUNCHED') launch = false;
+    if (held?.endpoint !== undefined) dependencies[dep] = held.endpoint;
+  }
+  return { launch, dependencies };
+}
+
+export type LeaseBody = Omit<LeaseMessage, 'v' | 'id' | 'sender' | 'timestamp' | 'hops'>;
+
+/** One lease per component a neighbour runs for this deployment. */
+export function leasesFor(dfd: DroneFederatedDeployment, status: Status, self: string, leaseSeconds: number): LeaseBody[] {
+  if (status.phase === 'DONE') return [];
+  return componentsOf(status).flatMap((c) => {
+    const spec = dfd.spec.components.find((s) => s.name === c.name);
+    if (c.cluster === undefined || c.cluster === self || c.app === undefined || spec === undefined) return [];
+    const workload = workloadOf(dfd.spec, spec);
+    return [{ kind: 'lease' as const, to: c.cluster, app: c.app, component: c.name, revision: revisionOf(workload), workload, ...readiness(dfd, status, c.name), leaseSeconds }];
+  });
+}
+
+/** Whether two statuses differ in anything worth a write. */
+export function statusChanged(a: Status | undefined, b: Status): boolean {
+  return JSON.stringify(a ?? {}) !== JSON.stringify(b);
+}

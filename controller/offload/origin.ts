@@ -1,0 +1,354 @@
+// The offloading side (issue 8; DRONE v2 "Drone offloading", thesis ch. 6–7 operator): a
+// DroneFederatedDeployment is put to auction, its components run here (local first) or on the
+// neighbour that won them, tracked by one OffloadRequest each; callers reach remote components
+// under their own Service names. Deleting it sends DEL and waits, bounded, for the hosts' DEL_ACK.
+// Reconcile reads the world afresh each time; decisions and host reports only enqueue.
+import type { V1Deployment } from '@kubernetes/client-node';
+import type { Informer } from '../../shared/kube/informer.ts';
+import type { Logger } from '../../shared/log.ts';
+import { API_VERSION } from '../../shared/crds/resources.ts';
+import type { ComponentStatus, OffloadRequestSpec, OffloadRequestStatus } from '../../shared/crds/drone.ts';
+import type { CustomObject } from '../../shared/crds/resources.ts';
+import { isEdgeshifuError } from '../../shared/errors.ts';
+import type { DroneAgent } from '../drone/agent.ts';
+import type { HostStatusMessage } from '../drone/messages/index.ts';
+import type { ReconcileResult } from '../runner.ts';
+import { LABEL_MANAGED_BY, MANAGED_BY } from '../bundle/names.ts';
+import type { OffloadApi } from './kube.ts';
+import { available } from './host-plan.ts';
+import { dependencyEnv, localObjects, remoteObjects } from './objects.ts';
+import {
+  applyDecision, deploymentOfApp, leasesFor, observe, readiness, returnLost, startAuction, statusChanged, unplaced,
+  type Decision, type Observation, type Status,
+} from './origin-plan.ts';
+import { jobOf, localDeploymentName, offloadRequestName, validateDeployment, workloadOf, type DroneFederatedDeployment } from './workload.ts';
+
+export type OffloadRequest = CustomObject<OffloadRequestSpec, OffloadRequestStatus>;
+export const FINALIZER = 'drone.edgeshifu.io/release';
+
+export interface OriginSideDeps {
+  readonly api: OffloadApi;
+  readonly agent: DroneAgent;
+  readonly cluster: string;
+  readonly deployments: Informer<DroneFederatedDeployment>;
+  readonly requests: Informer<OffloadRequest>;
+  readonly workloads: Informer<V1Deployment>;
+  readonly leaseSeconds: number;
+  readonly releaseTimeoutSeconds: number;
+  readonly retrySeconds: number;
+  readonly logger: Logger;
+}
+
+function keyOf(o: { metadata?: { namespace?: string; name?: string } }): string {
+  return `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
+}
+
+const HOST_PHASE: Readonly<Record<HostStatusMessage['phase'], NonNullable<OffloadRequestStatus['phase']>>> = {
+  ACCEPTED: 'ACCEPTED', SCHEDULED: 'SCHEDULED', CONNECTED: 'CONNECTED', LAUNCHED: 'LAUNCHED', FAILED: 'FAILED', GONE: 'FAILED',
+};
+
+/** A host's report as the OffloadRequest's status. */
+function reportOf(msg: HostStatusMessage): OffloadRequestStatus {
+  return {
+    phase: HOST_PHASE[msg.phase], lastHeardTime: new Date().toISOString(),
+    ...(msg.endpoint === undefined ? {} : { endpoint: msg.endpoint }),
+    ...(msg.revision === undefined ? {} : { revision: msg.revision }),
+    message: msg.phase === 'GONE' ? `host lost it: ${msg.reason ?? ''}` : (msg.reason ?? ''),
+  };
+}
+
+export class OriginSide {
+  private readonly deps: OriginSideDeps;
+  /** Apps put to auction by this process and their components (an app from before a restart is auctioned anew). */
+  private readonly submittedFor = new Map<string, Set<string>>();
+  private readonly failedAt = new Map<string, number>();
+  private readonly decisions = new Map<string, Decision>();
+  private readonly delAcks = new Map<string, Set<string>>();
+  private readonly withdrawnAt = new Map<string, number>();
+  /** Last word from the host of each remote component (`<key>/<component>`), for loss detection. */
+  private readonly heard = new Map<string, number>();
+  private readonly excluded = new Map<string, Set<string>>();
+  private readonly sentLeases = new Map<string, string>();
+
+  constructor(deps: OriginSideDeps) {
+    this.deps = deps;
+  }
+
+  /** What this cluster runs itself for its deployments, back in the agent's ledger after a restart. */
+  restore(): void {
+    const now = Date.now();
+    const entries = this.deps.deployments.list().flatMap((dfd) => (dfd.status?.components ?? [])
+      .filter((c) => c.cluster === this.deps.cluster && c.app !== undefined)
+      .map((c) => {
+        const spec = dfd.spec.components.find((s) => s.name === c.name);
+        const resources = spec === undefined ? { cpu: 0, memory: 0 } : jobOf(dfd, { origin: this.deps.cluster, app: c.app ?? '', components: [c.name] }).components[0]?.resources ?? { cpu: 0, memory: 0 };
+        return { origin: this.deps.cluster, app: c.app ?? '', component: c.name, resources, requestId: `${c.app ?? ''}/${c.name}/local`, acceptedAt: now };
+      }));
+    if (entries.length > 0) this.deps.agent.restoreHosted(entries);
+  }
+
+  /** An agreement ended (placed or failed): recorded, and the deployment reconciled to write it. */
+  onDecision(event: Decision | Extract<Parameters<OriginSide['onAck']>[0], object>): string | undefined {
+    const owner = deploymentOfApp(event.app);
+    if (owner === undefined) return undefined;
+    if (event.type === 'acknowledged') return this.onAck(event);
+    this.decisions.set(event.app, event);
+    return `${owner.namespace}/${owner.name}`;
+  }
+
+  onAck(event: { type: 'acknowledged'; app: string; from: string; component: string; typeAck: string }): string | undefined {
+    const owner = deploymentOfApp(event.app);
+    if (owner === undefined) return undefined;
+    const key = `${owner.namespace}/${owner.name}`;
+    this.deps.logger.info({ deployment: key, component: event.component, from: event.from, ack: event.typeAck }, 'acknowledged');
+    if (event.typeAck === 'DEL_ACK') {
+      const acked = this.delAcks.get(key) ?? new Set<string>();
+      acked.add(event.component);
+      this.delAcks.set(key, acked);
+    }
+    return key;
+  }
+
+  /** A host's report on one component: kept on its OffloadRequest. */
+  async onHostStatus(msg: HostStatusMessage): Promise<string | undefined> {
+    const owner = deploymentOfApp(msg.app);
+    if (owner === undefined) return undefined;
+    const key = `${owner.namespace}/${owner.name}`;
+    const dfd = this.deps.deployments.get(key);
+    if (dfd === undefined) return undefined;
+    const request = this.deps.requests.get(`${owner.namespace}/${offloadRequestName(dfd, msg.component)}`);
+    // a report from a host this component has left (re-placed since) is stale
+    if (request === undefined || request.spec.app !== msg.app || request.spec.cluster !== msg.sender) return undefined;
+    this.heard.set(`${key}/${msg.component}`, Date.now());
+    const status = reportOf(msg);
+    const held = request.status ?? {};
+    if (held.phase !== status.phase || held.endpoint !== status.endpoint || held.revision !== status.revision || held.message !== status.message) {
+      await this.deps.api.patchStatus('OffloadRequest', request, status);
+    }
+    return key;
+  }
+
+  reconcile = async (key: string, log: Logger): Promise<ReconcileResult> => {
+    const dfd = this.deps.deployments.get(key);
+    if (dfd === undefined) {
+      this.forget(key);
+      return {};
+    }
+    if (dfd.metadata.deletionTimestamp !== undefined) return this.release(key, dfd, log);
+    if (!(dfd.metadata.finalizers ?? []).includes(FINALIZER)) {
+      await this.deps.api.setFinalizers('DroneFederatedDeployment', dfd, [...(dfd.metadata.finalizers ?? []), FINALIZER]);
+      return {};
+    }
+    try {
+      validateDeployment(dfd);
+    } catch (err) {
+      if (!isEdgeshifuError(err, 'invalid')) throw err;
+      await this.write(dfd, { ...dfd.status, observedGeneration: dfd.metadata.generation, phase: 'FAILED', reason: err.message });
+      return {};
+    }
+    return this.advance(key, dfd, log);
+  };
+
+  private async advance(key: string, dfd: DroneFederatedDeployment, log: Logger): Promise<ReconcileResult> {
+    let status: Status = dfd.status ?? {};
+    const decision = status.app === undefined ? undefined : this.decisions.get(status.app);
+    if (decision !== undefined) {
+      status = applyDecision(status, decision, this.deps.cluster);
+      if (decision.type === 'failed' && !this.failedAt.has(key)) this.failedAt.set(key, Date.now());
+    }
+    if (status.phase === undefined) return this.auction(dfd, status, log);
+    if (status.phase === 'FAILED') return this.retryLater(key, dfd, status, log);
+    status = returnLost(status, this.lost(key, status));
+    const waiting = unplaced(status);
+    if (waiting.length > 0) {
+      const covered = status.app === undefined ? undefined : this.submittedFor.get(status.app);
+      const decided = status.app !== undefined && this.decisions.has(status.app);
+      if (covered === undefined || decided || waiting.some((c) => !covered.has(c))) return this.auction(dfd, status, log);
+      await this.write(dfd, status);
+      return {};
+    }
+    const seen = await this.run(dfd, status);
+    status = { ...observe(status, seen), observedGeneration: dfd.metadata.generation };
+    await this.write(dfd, status);
+    this.sendLeases(key, dfd, status, false);
+    return { requeueAfterMs: Math.max(1_000, (this.deps.leaseSeconds * 1000) / 3) };
+  }
+
+  /** A failed deployment is put to auction again after a while, or at once when its spec changed. */
+  private async retryLater(key: string, dfd: DroneFederatedDeployment, status: Status, log: Logger): Promise<ReconcileResult> {
+    const waited = Date.now() - (this.failedAt.get(key) ?? 0);
+    if (status.observedGeneration !== dfd.metadata.generation || waited >= this.deps.retrySeconds * 1000) {
+      this.failedAt.delete(key);
+      return this.auction(dfd, status, log);
+    }
+    await this.write(dfd, status);
+    return { requeueAfterMs: this.deps.retrySeconds * 1000 - waited };
+  }
+
+  /** Writes SCHEDULING with a new app id first, then submits: a crash in between re-auctions under a newer id. */
+  private async auction(dfd: DroneFederatedDeployment, status: Status, log: Logger): Promise<ReconcileResult> {
+    // an auction from before a restart that placed nothing yet: hosts that accepted parts of it let go
+    const old = status.app;
+    if (old !== undefined && !this.submittedFor.has(old) && !(status.components ?? []).some((c) => c.app === old)) this.withdraw(old);
+    const next = startAuction(dfd, status);
+    await this.write(dfd, next);
+    const app = next.app ?? '';
+    const excluded = [...(this.excluded.get(keyOf(dfd)) ?? [])];
+    this.submittedFor.set(app, new Set(unplaced(next)));
+    log.info({ app, components: unplaced(next), excluded }, 'put to auction');
+    this.deps.agent.submit(jobOf(dfd, { origin: this.deps.cluster, app, components: unplaced(next), excluded }));
+    return {};
+  }
+
+  /** Starts what runs here, and keeps an OffloadRequest and a local Service for what runs elsewhere. */
+  private async run(dfd: DroneFederatedDeployment, status: Status): Promise<Map<string, Observation>> {
+    const seen = new Map<string, Observation>();
+    const namespace = dfd.metadata.namespace ?? '';
+    for (const c of status.components ?? []) {
+      const spec = dfd.spec.components.find((s) => s.name === c.name);
+      if (c.cluster === undefined || c.app === undefined || spec === undefined) continue;
+      const workload = workloadOf(dfd.spec, spec);
+      if (c.cluster === this.deps.cluster) {
+        const { launch, dependencies } = readiness(dfd, status, c.name);
+        if (!launch) {
+          seen.set(c.name, { phase: 'SCHEDULED', message: 'waiting for its boot dependencies' });
+          continue;
+        }
+        const objects = localObjects(dfd, { component: c.name, workload, cluster: this.deps.cluster, env: dependencyEnv(dependencies) });
+        await this.deps.api.apply(objects.deployment);
+        await this.deps.api.apply(objects.service);
+        const running = available(this.deps.workloads.get(`${namespace}/${localDeploymentName(dfd, c.name)}`));
+        const port = workload.ports[0]?.port;
+        seen.set(c.name, { phase: running ? 'LAUNCHED' : 'SCHEDULED', ...(port === undefined ? {} : { endpoint: `${c.name}.${namespace}.svc:${port}` }), message: running ? 'running here' : 'starting here' });
+        continue;
+      }
+      seen.set(c.name, await this.remote(dfd, c.name, { cluster: c.cluster, app: c.app }, workload));
+    }
+    return seen;
+  }
+
+  private async remote(dfd: DroneFederatedDeployment, component: string, at: { cluster: string; app: string }, workload: ReturnType<typeof workloadOf>): Promise<Observation> {
+    const namespace = dfd.metadata.namespace ?? '';
+    const name = offloadRequestName(dfd, component);
+    const request = this.deps.requests.get(`${namespace}/${name}`);
+    if (request === undefined || request.spec.app !== at.app || request.spec.cluster !== at.cluster) return this.assign(dfd, component, at, request);
+    const s = request.status ?? {};
+    if (s.endpoint !== undefined) {
+      const objects = remoteObjects(dfd, { component, workload, endpoint: s.endpoint });
+      await this.deps.api.apply(objects.service);
+      if (objects.slice !== undefined) await this.deps.api.apply(objects.slice);
+    }
+    return { phase: s.phase ?? 'ASSIGNED', ...(s.endpoint === undefined ? {} : { endpoint: s.endpoint }), ...(s.message === undefined || s.message === '' ? {} : { message: s.message }) };
+  }
+
+  /** The OffloadRequest of a component newly placed on a neighbour: ASSIGNED (on the host's ACK). */
+  private async assign(dfd: DroneFederatedDeployment, component: string, at: { cluster: string; app: string }, previous: OffloadRequest | undefined): Promise<Observation> {
+    const namespace = dfd.metadata.namespace ?? '';
+    const name = offloadRequestName(dfd, component);
+    await this.deps.api.apply({
+      apiVersion: API_VERSION, kind: 'OffloadRequest',
+      metadata: { name, namespace, labels: { [LABEL_MANAGED_BY]: MANAGED_BY }, ownerReferences: [{ apiVersion: API_VERSION, kind: 'DroneFederatedDeployment', name: dfd.metadata.name ?? '', uid: dfd.metadata.uid ?? '', controller: true, blockOwnerDeletion: true }] },
+      spec: { deployment: dfd.metadata.name ?? '', component, app: at.app, cluster: at.cluster },
+    });
+    // a component that moved starts afresh: what the former host said no longer holds
+    if (previous !== undefined) await this.deps.api.patchStatus('OffloadRequest', { metadata: { name, namespace } }, { phase: 'ASSIGNED', endpoint: null, revision: null, message: `assigned to ${at.cluster}` });
+    this.heard.set(`${keyOf(dfd)}/${component}`, Date.now());
+    return { phase: 'ASSIGNED', message: `assigned to ${at.cluster}` };
+  }
+
+  /** Remote components whose host said it lost them, or went silent past the lease. */
+  private lost(key: string, status: Status): Map<string, string> {
+    const lost = new Map<string, string>();
+    const dfd = this.deps.deployments.get(key);
+    if (dfd === undefined) return lost;
+    for (const c of status.components ?? []) {
+      const why = this.lossOf(key, dfd, c, Date.now());
+      if (why === undefined || c.cluster === undefined) continue;
+      lost.set(c.name, why);
+      const excluded = this.excluded.get(key) ?? new Set<string>();
+      excluded.add(c.cluster);
+      this.excluded.set(key, excluded);
+      this.heard.delete(`${key}/${c.name}`);
+    }
+    return lost;
+  }
+
+  private lossOf(key: string, dfd: DroneFederatedDeployment, c: ComponentStatus, now: number): string | undefined {
+    if (c.cluster === undefined || c.cluster === this.deps.cluster) return undefined;
+    const request = this.deps.requests.get(`${dfd.metadata.namespace ?? ''}/${offloadRequestName(dfd, c.name)}`);
+    const current = request !== undefined && request.spec.app === c.app && request.spec.cluster === c.cluster;
+    const heardKey = `${key}/${c.name}`;
+    if (!this.heard.has(heardKey)) this.heard.set(heardKey, now);
+    const silentMs = now - (this.heard.get(heardKey) ?? now);
+    if (current && request.status?.phase === 'FAILED') return `${c.cluster} could not run ${c.name}: ${request.status.message ?? ''}`;
+    if (silentMs > this.deps.leaseSeconds * 1000) return `${c.cluster} has not answered for ${Math.round(silentMs / 1000)} s`;
+    return undefined;
+  }
+
+  /** Leases to the hosts: now when what they should run changed, else from the periodic renewal. */
+  sendLeases(key: string, dfd: DroneFederatedDeployment, status: Status, renew: boolean): void {
+    for (const lease of leasesFor(dfd, status, this.deps.cluster, this.deps.leaseSeconds)) {
+      const id = `${key}/${lease.component}`;
+      const said = JSON.stringify([lease.to, lease.app, lease.revision, lease.launch, lease.dependencies]);
+      if (!renew && this.sentLeases.get(id) === said) continue;
+      this.sentLeases.set(id, said);
+      this.deps.agent.send(lease);
+    }
+  }
+
+  /** The periodic renewal of every lease this cluster holds on its neighbours. */
+  renewAll(): void {
+    for (const dfd of this.deps.deployments.list()) {
+      if (dfd.metadata.deletionTimestamp !== undefined || dfd.status === undefined) continue;
+      this.sendLeases(keyOf(dfd), dfd, dfd.status, true);
+    }
+  }
+
+  private withdraw(app: string): void {
+    this.withdrawnAt.set(app, Date.now());
+    this.deps.agent.withdraw(app);
+  }
+
+  /** DEL to every host, then DONE once all answered DEL_ACK or the timeout passed; then the finalizer goes. */
+  private async release(key: string, dfd: DroneFederatedDeployment, log: Logger): Promise<ReconcileResult> {
+    const finalizers = dfd.metadata.finalizers ?? [];
+    if (!finalizers.includes(FINALIZER)) return {};
+    const status = dfd.status ?? {};
+    if (status.phase === 'DONE') {
+      await this.deps.api.setFinalizers('DroneFederatedDeployment', dfd, finalizers.filter((f) => f !== FINALIZER));
+      this.forget(key);
+      return {};
+    }
+    const now = Date.now();
+    const apps = new Set([...(status.components ?? []).flatMap((c) => (c.app === undefined ? [] : [c.app])), ...(status.app === undefined ? [] : [status.app])]);
+    for (const app of apps) if (now - (this.withdrawnAt.get(app) ?? 0) >= 2_000) this.withdraw(app);
+    const pending = this.unreleased(key, status);
+    const deadline = new Date(dfd.metadata.deletionTimestamp ?? now).getTime() + this.deps.releaseTimeoutSeconds * 1000;
+    if (pending.length > 0 && now < deadline) return { requeueAfterMs: 500 };
+    const reason = pending.length === 0 ? 'released by every host' : `no DEL_ACK from ${pending.join(', ')} within ${this.deps.releaseTimeoutSeconds} s; their leases will expire`;
+    log.info({ reason }, 'released');
+    const components = (status.components ?? []).map((c) => ({ ...c, phase: 'RELEASED' as const }));
+    await this.write(dfd, { ...status, phase: 'DONE', reason, components });
+    return {};
+  }
+
+  /** Remote components whose host has not answered DEL_ACK yet, as "cluster (component)". */
+  private unreleased(key: string, status: Status): string[] {
+    const acked = this.delAcks.get(key) ?? new Set<string>();
+    return (status.components ?? [])
+      .filter((c) => c.cluster !== undefined && c.cluster !== this.deps.cluster && !acked.has(c.name))
+      .map((c) => `${c.cluster ?? '?'} (${c.name})`);
+  }
+
+  private forget(key: string): void {
+    this.delAcks.delete(key);
+    this.excluded.delete(key);
+    this.failedAt.delete(key);
+    for (const map of [this.heard, this.sentLeases]) for (const k of [...map.keys()]) if (k.startsWith(`${key}/`)) map.delete(k);
+  }
+
+  private async write(dfd: DroneFederatedDeployment, status: Status): Promise<void> {
+    if (!statusChanged(dfd.status, status)) return;
+    await this.deps.api.patchStatus('DroneFederatedDeployment', dfd, status);
+  }
+}

@@ -1,0 +1,158 @@
+// A federation of real control planes for offloading tests: each cluster has its own API server,
+// KWOK nodes of a given size, the CRDs, and the real controller (in this process) with DRONE on,
+// its embedded broker on 127.0.0.1, and Federation resources naming its neighbours.
+import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import type { ExecutionContext } from 'ava';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { ownCluster, type Kube } from '../support/cluster.ts';
+import type { TestCluster } from '../support/controlplane/cluster.ts';
+import { freePorts } from '../support/controlplane/ports.ts';
+import { installCrds } from '../support/crds.ts';
+import { startController, type RunningController } from '../support/controller.ts';
+import { GROUP, VERSION } from '../../shared/crds/resources.ts';
+import type { DroneFederatedDeployment } from '../../controller/offload/workload.ts';
+
+export interface MemberSpec {
+  readonly id: string;
+  readonly cpu: string;
+  readonly memory: string;
+}
+
+export interface Member {
+  readonly id: string;
+  readonly kube: Kube;
+  readonly cluster: TestCluster;
+  readonly port: number;
+  readonly password: string;
+  readonly argv: string[];
+  controller: RunningController;
+}
+
+/** Fast timers so a test converges in seconds; the lease is short enough to expire within a test. */
+export const FAST_DRONE = [
+  '--drone-lease-seconds', '6', '--drone-advert-interval-ms', '500', '--drone-advert-ttl-ms', '2500',
+  '--drone-release-timeout-seconds', '8', '--drone-retry-seconds', '3', '--drone-reply-timeout-ms', '2000',
+  '--drone-weak-agreement-ms', '1000', '--drone-scale-percent', '50',
+];
+
+export const APPS = 'apps';
+
+/** Where member i says its NodePorts are: TEST-NET-1 (RFC 5737); KWOK runs nothing to reach there. */
+export function publicAddress(i: number): string {
+  return `192.0.2.${i + 1}`;
+}
+
+async function prepare(kube: Kube, spec: MemberSpec, peers: ReadonlyArray<{ id: string; password: string; port: number }>, self: { password: string }): Promise<void> {
+  await installCrds(kube);
+  for (const name of ['edgeshifu-system', 'deviceshifu', APPS]) await kube.core.createNamespace({ body: { metadata: { name } } });
+  await kube.addNode(`${spec.id}-node`, { cpu: spec.cpu, memory: spec.memory });
+  const users = Object.fromEntries(peers.map((p) => [p.id, Buffer.from(p.password).toString('base64')]));
+  await kube.core.createNamespacedSecret({ namespace: 'edgeshifu-system', body: { metadata: { name: 'drone-users' }, data: users } });
+  for (const peer of peers) {
+    await kube.core.createNamespacedSecret({ namespace: 'edgeshifu-system', body: { metadata: { name: `fed-${peer.id}` }, stringData: { username: spec.id, password: self.password } } });
+    await kube.custom.createClusterCustomObject({
+      group: GROUP, version: VERSION, plural: 'federations',
+      body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'Federation', metadata: { name: peer.id }, spec: { clusterId: peer.id, brokerUrl: `mqtt://127.0.0.1:${peer.port}`, credentialsSecretRef: { name: `fed-${peer.id}`, namespace: 'edgeshifu-system' } } },
+    });
+  }
+}
+
+/** Starts every member's cluster and controller; `links` are the Federation edges (all pairs by default). */
+export async function startFederation(t: ExecutionContext, specs: readonly MemberSpec[], links?: ReadonlyArray<readonly [string, string]>): Promise<Member[]> {
+  const ports = await freePorts(specs.length);
+  const secrets = specs.map(() => randomBytes(12).toString('hex'));
+  const pairs = links ?? specs.flatMap((a, i) => specs.slice(i + 1).map((b) => [a.id, b.id] as const));
+  const peersOf = (id: string): string[] => pairs.flatMap(([a, b]) => (a === id ? [b] : b === id ? [a] : []));
+  const clusters = await Promise.all(specs.map(() => ownCluster(t)));
+  const members: Member[] = [];
+  for (const [i, spec] of specs.entries()) {
+    const { kube, cluster } = clusters[i] ?? (() => { throw new Error('no cluster'); })();
+    const peers = peersOf(spec.id).map((id) => {
+      const j = specs.findIndex((s) => s.id === id);
+      return { id, password: secrets[j] ?? '', port: ports[j] ?? 0 };
+    });
+    await prepare(kube, spec, peers, { password: secrets[i] ?? '' });
+    const argv = [
+      '--drone-cluster', spec.id, '--drone-password', secrets[i] ?? '', '--drone-users-secret', 'edgeshifu-system/drone-users',
+      '--drone-broker-listen', `127.0.0.1:${ports[i] ?? 0}`, '--drone-public-address', publicAddress(i), ...FAST_DRONE,
+    ];
+    members.push({ id: spec.id, kube, cluster, port: ports[i] ?? 0, password: secrets[i] ?? '', argv, controller: undefined as unknown as RunningController });
+  }
+  for (const m of members) m.controller = await startMember(t, m);
+  t.teardown(() => {
+    // EDGESHIFU_TEST_LOGS=dir keeps each controller's log of a failed test
+    const dir = process.env.EDGESHIFU_TEST_LOGS;
+    if (t.passed || dir === undefined) return;
+    for (const m of members) writeFileSync(`${dir}/offload-${m.id}.log`, m.controller.logs.join(''));
+  });
+  return members;
+}
+
+export async function startMember(t: ExecutionContext, m: Member, extra: readonly string[] = []): Promise<RunningController> {
+  const running = await startController(t, m.kube, [...m.argv, ...extra]);
+  await running.controller.offloading;
+  return running;
+}
+
+/** A two-component app (api depends on db) asking for more than a small cluster has. */
+export function twoComponentApp(name: string, size: { cpu: string; memory: string } = { cpu: '500m', memory: '512Mi' }): Record<string, unknown> {
+  const component = (c: string, port: number, deps: string[]): Record<string, unknown> => ({
+    name: c,
+    ports: [{ name: 'http', port, targetPort: port }],
+    ...(deps.length === 0 ? {} : { bootDependencies: deps }),
+    template: { spec: { replicas: 1, template: { metadata: { labels: { tier: c } }, spec: { containers: [{ name: c, image: `example.com/${c}:1`, resources: { requests: size } }] } } } },
+  });
+  return {
+    apiVersion: `${GROUP}/${VERSION}`, kind: 'DroneFederatedDeployment',
+    metadata: { name, namespace: APPS },
+    spec: { components: [component('api', 8080, ['db']), component('db', 5432, [])] },
+  };
+}
+
+export async function createApp(kube: Kube, body: Record<string, unknown>): Promise<void> {
+  await kube.custom.createNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: APPS, plural: 'dronefederateddeployments', body });
+}
+
+export async function readApp(kube: Kube, name: string): Promise<DroneFederatedDeployment | undefined> {
+  try {
+    return await kube.custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: APPS, plural: 'dronefederateddeployments', name }) as DroneFederatedDeployment;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function listCustom<T extends KubernetesObject>(kube: Kube, plural: string, namespace?: string): Promise<T[]> {
+  const list = namespace === undefined
+    ? await kube.custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural }) as { items: T[] }
+    : await kube.custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural }) as { items: T[] };
+  return list.items;
+}
+
+/** Every distinct phase the member's caches saw a deployment go through, in order. */
+export function recordPhases(m: Member, name: string): string[] {
+  const seen: string[] = [];
+  const offloader = m.controller.controller.offloader;
+  if (offloader === undefined) throw new Error('offloading is off');
+  const note = (d: DroneFederatedDeployment): void => {
+    const phase = d.status?.phase;
+    if (d.metadata.name === name && phase !== undefined && seen.at(-1) !== phase) seen.push(phase);
+  };
+  offloader.deployments.on('add', note);
+  offloader.deployments.on('update', note);
+  return seen;
+}
+
+/** The same for the hosting side's HostRequests of one component. */
+export function recordHostPhases(m: Member, component: string): string[] {
+  const seen: string[] = [];
+  const offloader = m.controller.controller.offloader;
+  if (offloader === undefined) throw new Error('offloading is off');
+  const note = (r: { spec: { component: string }; status?: { phase?: string } }): void => {
+    const phase = r.status?.phase;
+    if (r.spec.component === component && phase !== undefined && seen.at(-1) !== phase) seen.push(phase);
+  };
+  offloader.hostRequests.on('add', note);
+  offloader.hostRequests.on('update', note);
+  return seen;
+}
