@@ -9,6 +9,8 @@ import { chooseController, chooseKubeconfig, stackDirOf, type KubeconfigChoice }
 import { directController, proxiedController, type ControllerAccess } from './controller-access.ts';
 import { isLocalStackKubeconfig, localDeviceShifus, readStackState, type LocalDeviceShifu } from './local-stack.ts';
 
+const HTTP_URL = /^https?:\/\/[^/]+/;
+
 export interface Terminal {
   out(text: string): void;
   err(text: string): void;
@@ -59,10 +61,15 @@ export class CliContext {
 
   controller(): ControllerAccess {
     const flag = stringOption(this.invocation, 'controller');
-    if (flag !== undefined && !/^https?:\/\/[^/]+/.test(flag)) {
+    const fromEnv = this.env.EDGESHIFU_CONTROLLER === '' ? undefined : this.env.EDGESHIFU_CONTROLLER;
+    if (flag !== undefined && !HTTP_URL.test(flag)) {
       throw new UsageError(`--controller must be an http:// or https:// address, got "${flag}"`, this.invocation.command.name);
     }
-    const kubeconfig = flag === undefined ? this.kubeconfig() : undefined;
+    if (flag === undefined && fromEnv !== undefined && !HTTP_URL.test(fromEnv)) {
+      throw new EdgeshifuError('invalid', `$EDGESHIFU_CONTROLLER must be an http:// or https:// address, got "${fromEnv}"`);
+    }
+    // an address given outright needs no kubeconfig
+    const kubeconfig = flag === undefined && fromEnv === undefined ? this.kubeconfig() : undefined;
     const stackDir = kubeconfig === undefined ? undefined : stackDirOf(kubeconfig);
     const choice = chooseController({
       flag, env: this.env,
