@@ -7,7 +7,6 @@ import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import type { V1ConfigMap } from '@kubernetes/client-node';
 import { Kube } from '../support/cluster.ts';
 import { startCluster, type TestCluster } from '../support/controlplane/cluster.ts';
 import { controllerProcess } from '../support/controller.ts';
