@@ -39,6 +39,7 @@ export class Controller {
   private readonly runner: Runner;
   private readonly availability = new Map<string, string | undefined>();
   private started = false;
+  private stopped?: Promise<void>;
   private reconciling = false;
 
   constructor(deps: ControllerDeps) {
@@ -104,7 +105,13 @@ export class Controller {
     this.deps.logger.info('reconciling');
   }
 
-  async stop(): Promise<void> {
+  /** Stops once, however often it is called. */
+  stop(): Promise<void> {
+    this.stopped ??= this.shutdown();
+    return this.stopped;
+  }
+
+  private async shutdown(): Promise<void> {
     await this.offloading.catch(() => undefined);
     await this.offloader?.stop();
     await this.runner.stop();

@@ -44,6 +44,9 @@ export class DroneAgent extends EventEmitter<DroneAgentEvents> {
   private readonly options: DroneAgentOptions;
   private readonly clock: () => number;
   private timer?: NodeJS.Timeout;
+  private immediate?: NodeJS.Immediate;
+  /** Messages received in this turn of the event loop, handled together once the turn's I/O is done. */
+  private inbox: DroneMessage[] = [];
   private stopped = false;
   /** Messages published by this agent, for the benchmark's messages-per-job figure. */
   published = 0;
@@ -63,7 +66,8 @@ export class DroneAgent extends EventEmitter<DroneAgentEvents> {
         if (message.to === this.cluster && message.sender !== this.cluster && !this.stopped) this.emit('offload', message);
         return;
       }
-      this.apply(this.core.receive(message, this.clock()));
+      this.inbox.push(message);
+      this.wake();
     });
     this.apply(this.core.tick(this.clock()));
   }
@@ -99,6 +103,11 @@ export class DroneAgent extends EventEmitter<DroneAgentEvents> {
     return this.core.hosted();
   }
 
+  /** The slice this cluster offers the federation now. */
+  offered(): Resources {
+    return this.core.offered();
+  }
+
   providers(): string[] {
     return this.core.providers(this.clock());
   }
@@ -106,7 +115,10 @@ export class DroneAgent extends EventEmitter<DroneAgentEvents> {
   stop(): void {
     this.stopped = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
+    if (this.immediate !== undefined) clearImmediate(this.immediate);
     this.timer = undefined;
+    this.immediate = undefined;
+    this.inbox = [];
   }
 
   private apply(out: Output): void {
@@ -126,11 +138,29 @@ export class DroneAgent extends EventEmitter<DroneAgentEvents> {
   private schedule(): void {
     if (this.stopped) return;
     if (this.timer !== undefined) clearTimeout(this.timer);
-    const wait = Math.max(1, Math.min(MAX_SLEEP_MS, this.core.nextWakeup() - this.clock()));
+    this.timer = undefined;
+    const wait = Math.min(MAX_SLEEP_MS, this.core.nextWakeup() - this.clock());
+    // Due now (a batch of votes, an agreement reached): right after this turn's I/O, not a timer's millisecond later.
+    if (wait <= 0) {
+      this.wake();
+      return;
+    }
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.apply(this.core.tick(this.clock()));
     }, wait);
     this.timer.unref();
+  }
+
+  /** Runs the inbox and the due timers once the current turn of the event loop has delivered everything it read. */
+  private wake(): void {
+    if (this.stopped || this.immediate !== undefined) return;
+    this.immediate = setImmediate(() => {
+      this.immediate = undefined;
+      const messages = this.inbox;
+      this.inbox = [];
+      const now = this.clock();
+      this.apply(messages.length === 0 ? this.core.tick(now) : this.core.receiveAll(messages, now));
+    });
   }
 }

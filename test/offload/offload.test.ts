@@ -4,13 +4,21 @@
 import test from 'ava';
 import type { V1Deployment, V1EndpointSlice, V1Service } from '@kubernetes/client-node';
 import { waitFor } from '../support/wait.ts';
+import { kubectl } from '../support/kubectl.ts';
 import type { HostRequest } from '../../controller/offload/objects.ts';
 import type { OffloadRequest } from '../../controller/offload/origin.ts';
 import { APPS, createApp, listCustom, readApp, recordHostPhases, recordPhases, startFederation, twoComponentApp } from './support.ts';
 
+const SA = 'system:serviceaccount:edgeshifu-system:edgeshifu-controller';
+
 test.serial('a resource-poor cluster offloads a two-component app to the neighbour with room, reached as if local, and deleting it cleans up both sides', async (t) => {
-  const [a, b] = await startFederation(t, [{ id: 'a', cpu: '500m', memory: '512Mi' }, { id: 'b', cpu: '4', memory: '8Gi' }]);
+  // both controllers run with only their ServiceAccount's token: the RBAC in manifests/ is enough
+  const [a, b] = await startFederation(t, [{ id: 'a', cpu: '500m', memory: '512Mi' }, { id: 'b', cpu: '4', memory: '8Gi' }], { asServiceAccount: true });
   if (a === undefined || b === undefined) throw new Error('no federation');
+  const canI = async (verb: string, resource: string, namespace: string): Promise<string> => (await kubectl(a.kube.kubeconfigPath, ['auth', 'can-i', verb, resource, `--as=${SA}`, '-n', namespace])).stdout.trim();
+  t.is(await canI('get', 'secrets', 'edgeshifu-system'), 'yes', 'federation credentials, in its own namespace');
+  t.is(await canI('get', 'secrets', APPS), 'no', 'and no other Secret');
+  t.is(await canI('delete', 'namespaces', 'default'), 'no', 'namespaces are created, never deleted');
   await waitFor('a to hear b\'s slice advert', () => (a.controller.controller.offloader?.federation.agent.providers().includes('b') === true ? true : undefined), { timeoutMs: 30_000 });
 
   const phases = recordPhases(a, 'shop');

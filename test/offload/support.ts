@@ -2,6 +2,9 @@
 // KWOK nodes of a given size, the CRDs, and the real controller (in this process) with DRONE on,
 // its embedded broker on 127.0.0.1, and Federation resources naming its neighbours.
 import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { endpointFromKubeconfig, KubeClient } from '../../shared/kube/client.ts';
+import { kubectl } from '../support/kubectl.ts';
 import { writeFileSync } from 'node:fs';
 import type { ExecutionContext } from 'ava';
 import type { KubernetesObject } from '@kubernetes/client-node';
@@ -26,6 +29,8 @@ export interface Member {
   readonly port: number;
   readonly password: string;
   readonly argv: string[];
+  /** Run the controller with only its ServiceAccount's token (RBAC from manifests/). */
+  readonly asServiceAccount: boolean;
   controller: RunningController;
 }
 
@@ -58,11 +63,11 @@ async function prepare(kube: Kube, spec: MemberSpec, peers: ReadonlyArray<{ id: 
   }
 }
 
-/** Starts every member's cluster and controller; `links` are the Federation edges (all pairs by default). */
-export async function startFederation(t: ExecutionContext, specs: readonly MemberSpec[], links?: ReadonlyArray<readonly [string, string]>): Promise<Member[]> {
+/** Starts every member's cluster and controller, each a neighbour of every other. */
+export async function startFederation(t: ExecutionContext, specs: readonly MemberSpec[], options: { asServiceAccount?: boolean } = {}): Promise<Member[]> {
   const ports = await freePorts(specs.length);
   const secrets = specs.map(() => randomBytes(12).toString('hex'));
-  const pairs = links ?? specs.flatMap((a, i) => specs.slice(i + 1).map((b) => [a.id, b.id] as const));
+  const pairs = specs.flatMap((a, i) => specs.slice(i + 1).map((b) => [a.id, b.id] as const));
   const peersOf = (id: string): string[] => pairs.flatMap(([a, b]) => (a === id ? [b] : b === id ? [a] : []));
   const clusters = await Promise.all(specs.map(() => ownCluster(t)));
   const members: Member[] = [];
@@ -77,7 +82,7 @@ export async function startFederation(t: ExecutionContext, specs: readonly Membe
       '--drone-cluster', spec.id, '--drone-password', secrets[i] ?? '', '--drone-users-secret', 'edgeshifu-system/drone-users',
       '--drone-broker-listen', `127.0.0.1:${ports[i] ?? 0}`, '--drone-public-address', publicAddress(i), ...FAST_DRONE,
     ];
-    members.push({ id: spec.id, kube, cluster, port: ports[i] ?? 0, password: secrets[i] ?? '', argv, controller: undefined as unknown as RunningController });
+    members.push({ id: spec.id, kube, cluster, port: ports[i] ?? 0, password: secrets[i] ?? '', argv, asServiceAccount: options.asServiceAccount === true, controller: undefined as unknown as RunningController });
   }
   for (const m of members) m.controller = await startMember(t, m);
   t.teardown(() => {
@@ -89,8 +94,22 @@ export async function startFederation(t: ExecutionContext, specs: readonly Membe
   return members;
 }
 
+const MANIFESTS = fileURLToPath(new URL('../../manifests/', import.meta.url));
+
+/** The controller's RBAC from manifests/ (base rights plus DRONE's), and a client with only its ServiceAccount token. */
+export async function serviceAccountClient(kube: Kube): Promise<KubeClient> {
+  for (const file of ['controller/rbac.yaml', 'overlays/federation-member/drone.yaml']) {
+    const result = await kubectl(kube.kubeconfigPath, ['apply', '-f', `${MANIFESTS}${file}`]);
+    if (result.code !== 0) throw new Error(result.stderr);
+  }
+  const token = await kube.core.createNamespacedServiceAccountToken({ namespace: 'edgeshifu-system', name: 'edgeshifu-controller', body: { spec: { audiences: [], expirationSeconds: 3600 } } });
+  const admin = endpointFromKubeconfig(kube.kubeconfigPath);
+  return new KubeClient({ server: admin.server, ca: admin.ca, token: token.status?.token });
+}
+
 export async function startMember(t: ExecutionContext, m: Member, extra: readonly string[] = []): Promise<RunningController> {
-  const running = await startController(t, m.kube, [...m.argv, ...extra]);
+  const client = m.asServiceAccount ? await serviceAccountClient(m.kube) : undefined;
+  const running = await startController(t, m.kube, [...m.argv, ...extra], client);
   await running.controller.offloading;
   return running;
 }

@@ -1,0 +1,45 @@
+// Offloading among three real clusters (issue 8): the second neighbour is chosen when the first is
+// full, and when that host dies its components re-enter the agreement and move to a cluster that
+// has room again.
+import test from 'ava';
+import { waitFor } from '../support/wait.ts';
+import { createApp, readApp, recordPhases, startFederation, twoComponentApp } from './support.ts';
+
+test.serial('the second neighbour takes the app when the first is full; when it dies, the components move', async (t) => {
+  const [a, b, c] = await startFederation(t, [{ id: 'a', cpu: '500m', memory: '512Mi' }, { id: 'b', cpu: '4', memory: '8Gi' }, { id: 'c', cpu: '2', memory: '4Gi' }]);
+  if (a === undefined || b === undefined || c === undefined) throw new Error('no federation');
+  await waitFor('a to hear b and c', () => {
+    const providers = a.controller.controller.offloader?.federation.agent.providers() ?? [];
+    return providers.includes('b') && providers.includes('c') ? true : undefined;
+  }, { timeoutMs: 30_000 });
+
+  // b's own work fills it: its slice shrinks below what the app needs
+  const bAgent = b.controller.controller.offloader?.federation.agent;
+  const roomy = bAgent?.offered().cpu ?? 0;
+  await b.kube.apps.createNamespacedDeployment({
+    namespace: 'default',
+    body: {
+      metadata: { name: 'local-work' },
+      spec: { replicas: 1, selector: { matchLabels: { app: 'local-work' } }, template: { metadata: { labels: { app: 'local-work' } }, spec: { containers: [{ name: 'w', image: 'example.com/w:1', resources: { requests: { cpu: '3500m', memory: '1Gi' } } }] } } },
+    },
+  });
+  await waitFor('b\'s slice to shrink', () => ((bAgent?.offered().cpu ?? Infinity) < 600 ? true : undefined), { timeoutMs: 60_000 });
+  t.true(roomy >= 1_500, `b offered ${roomy}m before its own work came`);
+
+  const phases = recordPhases(a, 'shop');
+  await createApp(a.kube, twoComponentApp('shop', { cpu: '300m', memory: '256Mi' }));
+  const first = await waitFor('shop to run', async () => { const app = await readApp(a.kube, 'shop'); return app?.status?.phase === 'RUNNING' ? app : undefined; }, { timeoutMs: 90_000 });
+  t.deepEqual(first.status?.components?.map((x) => x.cluster), ['c', 'c'], 'c took it: b had no room');
+
+  // c dies (its controller and broker stop); b gets room back
+  await c.controller.controller.stop();
+  await b.kube.apps.deleteNamespacedDeployment({ namespace: 'default', name: 'local-work' });
+  const moved = await waitFor('shop to run again, elsewhere', async () => {
+    const app = await readApp(a.kube, 'shop');
+    return app?.status?.phase === 'RUNNING' && app.status.components?.every((x) => x.cluster === 'b') === true ? app : undefined;
+  }, { timeoutMs: 120_000 });
+  t.deepEqual(moved.status?.components?.map((x) => [x.name, x.cluster, x.phase]), [['api', 'b', 'LAUNCHED'], ['db', 'b', 'LAUNCHED']]);
+  const afterFirstRun = phases.slice(phases.indexOf('RUNNING') + 1);
+  t.deepEqual(afterFirstRun, ['SCHEDULING', 'PENDING', 'RUNNING'], 'the lost components went back to the agreement');
+  t.true((moved.status?.attempt ?? 0) >= 2, 'a new auction placed them');
+});
