@@ -1,15 +1,16 @@
 // One deviceShifu: the HTTP server, the driver of the current EdgeDevice, its telemetry loops, the
 // reachability probe and the status writer. `update()` swaps configuration or device while the
 // server keeps serving (hot reload, Shifu issue #766). Each instance owns all of its state.
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sleep } from '../shared/backoff.ts';
+import { http } from '../shared/node-http.ts';
 import type { Logger } from '../shared/log.ts';
 import type { DeviceShifuConfig, Instruction } from './config/types.ts';
 import { callDevice, type CallInput } from './device-call.ts';
 import type { Driver, DriverOptions, DriverResponse, SecretReader } from './drivers/driver.ts';
 import { createDriver } from './drivers/index.ts';
-import { createApp } from './http/app.ts';
+import { createHandler } from './http/app.ts';
 import type { DeviceIdentity, GatewayView } from './http/view.ts';
 import { GatewayMetrics } from './metrics.ts';
 import { DeviceHealth } from './status/health.ts';
@@ -75,7 +76,7 @@ export class DeviceShifu {
 
   /** Starts serving; resolves with the address actually bound. */
   async listen(): Promise<AddressInfo> {
-    const server = createServer({ keepAliveTimeout: 65_000 }, createApp(this.view()));
+    const server = http.createServer({ keepAliveTimeout: 65_000 }, createHandler(this.view()));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(this.options.port, this.options.bindAddress, () => { server.off('error', reject); resolve(); });

@@ -1,7 +1,7 @@
 // Sends a device's reply to the caller. Replies that end within 64 KiB (most device answers) go out
 // in one write with a Content-Length; longer ones are streamed with backpressure as they arrive.
 // A device failing before anything was sent is a 502; after that the reply can only be cut short.
-import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import { EdgeshifuError } from '../../shared/errors.ts';
 import type { DriverResponse } from '../drivers/driver.ts';
@@ -13,7 +13,7 @@ export class CutShort extends Error {
   override readonly name = 'CutShort';
 }
 
-async function stream(res: Response, head: readonly Buffer[], rest: AsyncIterator<Buffer>): Promise<void> {
+async function stream(res: ServerResponse, head: readonly Buffer[], rest: AsyncIterator<Buffer>): Promise<void> {
   for (const chunk of head) res.write(chunk);
   for (;;) {
     let next: IteratorResult<Buffer>;
@@ -28,10 +28,17 @@ async function stream(res: Response, head: readonly Buffer[], rest: AsyncIterato
   res.end();
 }
 
-export async function relay(res: Response, reply: DriverResponse, what: string): Promise<void> {
+/** Status and headers, sent with the first write: a whole body then goes out with its Content-Length. */
+function setHead(res: ServerResponse, status: number, headers: Readonly<Record<string, string>>): ServerResponse {
+  res.statusCode = status;
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  return res;
+}
+
+export async function relay(res: ServerResponse, reply: DriverResponse, what: string): Promise<void> {
   const { status, headers, body } = reply;
   if (Buffer.isBuffer(body)) {
-    res.status(status).set(headers).end(body);
+    setHead(res, status, headers).end(body);
     return;
   }
   const iterator = (body as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
@@ -45,12 +52,12 @@ export async function relay(res: Response, reply: DriverResponse, what: string):
       throw new EdgeshifuError('unavailable', `device closed the connection in the middle of its reply to ${what}`, { cause: err });
     }
     if (next.done === true) {
-      res.status(status).set(headers).end(Buffer.concat(head));
+      setHead(res, status, headers).end(Buffer.concat(head));
       return;
     }
     head.push(next.value);
     size += next.value.length;
   }
-  res.status(status).set(headers);
+  setHead(res, status, headers);
   await stream(res, head, iterator);
 }

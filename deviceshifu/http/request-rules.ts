@@ -24,3 +24,26 @@ export function timeoutSeconds(raw: string | null, fallback: number): number {
   }
   return value <= 0 ? 0 : value;
 }
+
+export interface RequestTarget {
+  /** The path as sent, not decoded: `/read_value`, `/na%20me`. */
+  readonly pathname: string;
+  readonly query: URLSearchParams;
+}
+
+/**
+ * Splits a request target into path and query without resolving it as a URL, so `//x` stays a
+ * path. Examples: "/a?b=1" → ("/a", b=1); "//a" → ("//a", none); "http://h/a?b" (absolute form) → ("/a", b).
+ */
+export function requestTarget(url: string): RequestTarget {
+  if (!url.startsWith('/')) {
+    try {
+      const absolute = new URL(url);
+      return { pathname: absolute.pathname, query: absolute.searchParams };
+    } catch {
+      return { pathname: url, query: new URLSearchParams() };
+    }
+  }
+  const mark = url.indexOf('?');
+  return mark < 0 ? { pathname: url, query: new URLSearchParams() } : { pathname: url.slice(0, mark), query: new URLSearchParams(url.slice(mark + 1)) };
+}

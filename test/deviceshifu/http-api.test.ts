@@ -3,6 +3,7 @@
 import test from 'ava';
 import { freePort } from '../support/controlplane/ports.ts';
 import { waitFor } from '../support/wait.ts';
+import { requestTarget } from '../../deviceshifu/http/request-rules.ts';
 import { startGateway, type TestGateway } from './support/gateway.ts';
 import { garbageDevice, scriptedDevice } from './support/mocks.ts';
 
@@ -197,4 +198,48 @@ test('/ready is 503 while the device cannot be reached', async (t) => {
   const response = await gateway.get('/ready');
   t.is(response.status, 503);
   t.like(await response.json(), { ready: false });
+});
+
+test('built-in paths answer GET and HEAD in any case and with one trailing slash; other methods on them are unknown instructions', async (t) => {
+  const device = await scriptedDevice(t);
+  const gateway = await gatewayTo(t, device.address);
+  for (const path of ['/health', '/HEALTH', '/health/', '/health?probe=1']) {
+    const response = await gateway.get(path);
+    t.is(response.status, 200, path);
+    t.is(response.headers.get('content-type'), 'text/plain; charset=utf-8');
+    t.is(await response.text(), 'ok');
+  }
+  const head = await gateway.get('/Instructions/', { method: 'HEAD' });
+  t.is(head.status, 200);
+  t.is(head.headers.get('content-type'), 'application/json; charset=utf-8');
+  t.true(Number(head.headers.get('content-length')) > 0);
+  t.is(await head.text(), '');
+  const post = await gateway.get('/health', { method: 'POST' });
+  t.is(post.status, 404);
+  t.like(await post.json(), { error: { kind: 'not-found', message: 'no instruction "health"; this device has: echo, reader, writer, slow, half, halfbig, big, fail' } });
+  t.is((await gateway.get('//health')).status, 404, 'a double slash is no built-in path');
+});
+
+test('a device\'s reply headers reach the caller as the device sent them', async (t) => {
+  const device = await scriptedDevice(t);
+  const gateway = await gatewayTo(t, device.address);
+  const response = await gateway.get('/reader');
+  t.is(response.headers.get('content-type'), 'application/json', 'no charset added');
+  t.is(response.headers.get('x-device'), 'scripted');
+  t.is(response.headers.get('content-length'), String(Buffer.byteLength(await response.text())));
+});
+
+test('request targets split into path and query without being resolved as URLs', (t) => {
+  const cases: Array<[string, string, string]> = [
+    ['/read_value?x=1&timeout=2', '/read_value', 'x=1&timeout=2'],
+    ['//read_value', '//read_value', ''],
+    ['/na%20me?a=%20b', '/na%20me', 'a=+b'],
+    ['http://deviceshifu.example/read_value?x=1', '/read_value', 'x=1'],
+    ['*', '*', ''],
+  ];
+  for (const [url, pathname, query] of cases) {
+    const target = requestTarget(url);
+    t.is(target.pathname, pathname, url);
+    t.is(target.query.toString(), query, url);
+  }
 });
