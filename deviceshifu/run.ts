@@ -5,7 +5,7 @@ import { dirname } from 'node:path';
 import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { EdgeshifuError } from '../shared/errors.ts';
-import { defaultEndpoint, KubeClient } from '../shared/kube/client.ts';
+import type { KubeClient } from '../shared/kube/client.ts';
 import type { Logger } from '../shared/log.ts';
 import { readConfigFiles } from './config/load.ts';
 import { parseConfig } from './config/parse.ts';
@@ -101,10 +101,10 @@ export async function runInCluster(options: RunOptions): Promise<RunningDeviceSh
   const namespace = env.EDGEDEVICE_NAMESPACE ?? 'devices';
   if (name === undefined || name === '') throw new EdgeshifuError('invalid', 'EDGEDEVICE_NAME is not set: name the EdgeDevice (or use --edgedevice-file for standalone mode)');
   // Loaded only here: standalone mode needs none of it.
-  const [{ watchEdgeDevice }, { kubeSecrets }, { edgeDevicePhasePatcher }, { kubeTelemetryServices }] = await Promise.all([
-    import('./kube/edgedevice.ts'), import('./kube/secrets.ts'), import('./kube/status.ts'), import('./kube/telemetry-services.ts'),
+  const [{ defaultEndpoint, KubeClient: Client }, { watchEdgeDevice }, { kubeSecrets }, { edgeDevicePhasePatcher }, { kubeTelemetryServices }] = await Promise.all([
+    import('../shared/kube/client.ts'), import('./kube/edgedevice.ts'), import('./kube/secrets.ts'), import('./kube/status.ts'), import('./kube/telemetry-services.ts'),
   ]);
-  const client = options.client ?? new KubeClient(defaultEndpoint(undefined, env));
+  const client = options.client ?? new Client(defaultEndpoint(undefined, env));
   const gateway = new DeviceShifu(gatewayOptions(settings, logger, {
     secrets: kubeSecrets(client, settings.secretNamespace ?? namespace, env),
     services: cachedServices(kubeTelemetryServices(client, namespace), settings.telemetryServiceCacheMs),

@@ -1,6 +1,6 @@
 // HTTPCommandline devices: the command is composed here (commandline.ts) and POSTed as text to the
 // stub on the device at `http://<address>/?cmdTimeout=<s>`; the stub's answer is streamed back.
-import { Agent } from 'node:http';
+import { http } from '../../shared/node-http.ts';
 import type { Driver, DriverContext } from './driver.ts';
 import { hostPort, httpBase } from './address.ts';
 import { composeCommand } from './commandline.ts';
@@ -10,7 +10,7 @@ import { tcpProbe } from './tcp-probe.ts';
 export function createCommandlineDriver(context: DriverContext): Driver {
   const base = httpBase(context.spec.address);
   const target = hostPort(base.href, 80);
-  const agent = new Agent({ keepAlive: true, maxSockets: 16 });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
   return {
     start: () => Promise.resolve(),
     stop: () => {

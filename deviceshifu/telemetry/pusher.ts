@@ -4,6 +4,7 @@
 import type { MqttClient } from 'mqtt';
 import { EdgeshifuError } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/log.ts';
+import { http, https } from '../../shared/node-http.ts';
 import { targetOfUrl, type PushTarget } from './service.ts';
 
 const PUBLISH_TIMEOUT_MS = 5000;
@@ -17,6 +18,20 @@ export interface TelemetryPayload {
 
 /** Looks up a TelemetryService by name (API or file); undefined when there is none. */
 export type ServiceResolver = (name: string) => Promise<PushTarget | undefined>;
+
+/** One POST on node:http(s), the answer read and dropped; resolves with the status. (fetch would load undici: ~10 MB.) */
+function post(url: URL, headers: Record<string, string>, body: Buffer, signal: AbortSignal): Promise<number> {
+  const send = url.protocol === 'https:' ? https().request : http.request;
+  return new Promise((resolve, reject) => {
+    const req = send(url, { method: 'POST', headers: { ...headers, 'content-length': body.length }, signal }, (res) => {
+      res.resume();
+      res.once('end', () => { resolve(res.statusCode ?? 0); });
+      res.once('error', reject);
+    });
+    req.once('error', reject);
+    req.end(body);
+  });
+}
 
 export class TelemetryPusher {
   private readonly resolve: ServiceResolver;
@@ -50,14 +65,13 @@ export class TelemetryPusher {
       'x-edgeshifu-telemetry': payload.telemetry,
     };
     if (target.username !== undefined) headers.authorization = `Basic ${Buffer.from(`${target.username}:${target.password ?? ''}`).toString('base64')}`;
-    let response: globalThis.Response;
+    let status: number;
     try {
-      response = await fetch(target.url, { method: 'POST', headers, body: payload.body, signal });
-      await response.arrayBuffer();
+      status = await post(new URL(target.url), headers, payload.body, signal);
     } catch (err) {
       throw new EdgeshifuError('unavailable', `telemetry endpoint ${new URL(target.url).host} unreachable: ${(err as Error).message}`, { cause: err });
     }
-    if (!response.ok) throw new EdgeshifuError('unavailable', `telemetry endpoint ${new URL(target.url).host} answered ${response.status}`);
+    if (status < 200 || status >= 300) throw new EdgeshifuError('unavailable', `telemetry endpoint ${new URL(target.url).host} answered ${status}`);
   }
 
   private client(target: Extract<PushTarget, { kind: 'mqtt' }>): Promise<MqttClient> {
