@@ -1,16 +1,20 @@
 // deviceShifu benchmark: the thermometer mock on loopback, read_value through deviceShifu versus
 // straight to the device (the baseline of the same run), at 1 and 64 keep-alive connections;
-// plus deviceShifu's RSS idle and under load. Run: npm run bench:deviceshifu
-// Bounded: each measurement stops after REQUESTS requests or SECONDS seconds, whichever is first.
-// deviceShifu runs as a production build would: bundled JavaScript (esbuild, code split so that
-// unused protocols and the Kubernetes client stay unloaded), on plain node, no TypeScript loader.
+// plus deviceShifu's RSS idle and under load.
+//   npm run bench:deviceshifu                      standalone mode (ConfigMap dir + EdgeDevice file)
+//   npm run bench:deviceshifu -- --kube            Kubernetes mode: a private control plane, the
+//                                                  EdgeDevice read and watched from the API, status written
+// deviceShifu runs as the image runs it: the esbuild bundle (dist/bundle/deviceshifu.js, built by
+// `npm run build:bundle`) on plain node with the image's NODE_FLAGS (read from the Dockerfile,
+// or --node-flags). Each load row stops after REQUESTS requests or SECONDS seconds.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { build } from 'esbuild';
+import { setTimeout as delay } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20_000);
@@ -18,22 +22,27 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const CONCURRENCY = [1, 64];
 const ROOT = new URL('../', import.meta.url);
 
+const { values } = parseArgs({
+  options: {
+    kube: { type: 'boolean', default: false },
+    bundle: { type: 'string', default: 'dist/bundle' },
+    'node-flags': { type: 'string' },
+    'idle-seconds': { type: 'string', default: '10' },
+  },
+});
+
 interface Started { readonly child: ChildProcess; readonly line: Record<string, unknown> }
 
-/** Bundles deviceshifu/main.ts into `dir` and returns the entry file. */
-async function bundle(dir: string): Promise<string> {
-  await build({
-    entryPoints: [new URL('deviceshifu/main.ts', ROOT).pathname], bundle: true, splitting: true, platform: 'node', format: 'esm', target: 'node24',
-    outdir: join(dir, 'dist'), logLevel: 'warning',
-    banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
-  });
-  return join(dir, 'dist', 'main.js');
+/** The V8 flags the image gives every component (Dockerfile ENV NODE_FLAGS). */
+async function imageNodeFlags(): Promise<string[]> {
+  if (values['node-flags'] !== undefined) return values['node-flags'].split(/\s+/).filter(Boolean);
+  const dockerfile = await readFile(new URL('Dockerfile', ROOT), 'utf8');
+  return (/NODE_FLAGS="([^"]*)"/.exec(dockerfile)?.[1] ?? '').split(/\s+/).filter(Boolean);
 }
 
-/** Starts an entrypoint and resolves with the first stdout JSON line that `ready` accepts. */
-async function start(script: string, args: string[], ready: (line: Record<string, unknown>) => boolean, env: NodeJS.ProcessEnv = {}): Promise<Started> {
-  const loader = script.endsWith('.ts') ? ['--import=tsx'] : [];
-  const child = spawn(process.execPath, [...loader, script, ...args], { cwd: new URL('.', ROOT), env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+/** Starts a bundled entrypoint and resolves with the first stdout JSON line that `ready` accepts. */
+async function start(script: string, args: string[], ready: (line: Record<string, unknown>) => boolean, options: { env?: NodeJS.ProcessEnv; flags?: string[] } = {}): Promise<Started> {
+  const child = spawn(process.execPath, [...(options.flags ?? []), script, ...args], { env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'inherit'] });
   for await (const text of createInterface({ input: child.stdout })) {
     let line: Record<string, unknown>;
     try { line = JSON.parse(text) as Record<string, unknown>; } catch { continue; }
@@ -45,9 +54,12 @@ async function start(script: string, args: string[], ready: (line: Record<string
   throw new Error(`${script} exited before it was ready`);
 }
 
-async function rssMiB(pid: number): Promise<number> {
+interface Memory { readonly rss: number; readonly hwm: number; readonly anon: number; readonly file: number }
+
+async function memoryOf(pid: number): Promise<Memory> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
+  const kb = (key: string): number => Number(new RegExp(`${key}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) / 1024;
+  return { rss: kb('VmRSS'), hwm: kb('VmHWM'), anon: kb('RssAnon'), file: kb('RssFile') };
 }
 
 function get(agent: Agent, url: URL): Promise<number> {
@@ -62,13 +74,27 @@ function get(agent: Agent, url: URL): Promise<number> {
   });
 }
 
+/** In Kubernetes mode the EdgeDevice arrives after the port opens: wait for the first 200 (30 s at most). */
+async function firstAnswer(agent: Agent, url: URL): Promise<void> {
+  const deadline = performance.now() + 30_000;
+  for (;;) {
+    try {
+      await get(agent, url);
+      return;
+    } catch (err) {
+      if (performance.now() > deadline) throw err;
+      await delay(200);
+    }
+  }
+}
+
 interface Result { readonly rps: number; readonly p50: number; readonly p99: number; readonly count: number }
 
 function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
 }
 
-async function load(url: URL, concurrency: number, onTick?: () => Promise<void>): Promise<Result> {
+async function load(url: URL, concurrency: number): Promise<Result> {
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   for (let i = 0; i < concurrency * 4; i += 1) await get(agent, url);
   const latencies: number[] = [];
@@ -79,7 +105,6 @@ async function load(url: URL, concurrency: number, onTick?: () => Promise<void>)
     while (issued < REQUESTS && performance.now() < deadline) {
       issued += 1;
       latencies.push(await get(agent, url));
-      if (latencies.length % 2000 === 0) await onTick?.();
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
@@ -89,48 +114,88 @@ async function load(url: URL, concurrency: number, onTick?: () => Promise<void>)
   return { rps: latencies.length / elapsed, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), count: latencies.length };
 }
 
-async function setup(dir: string, deviceAddress: string): Promise<{ configDir: string; edgedevice: string }> {
+async function thermometerFiles(dir: string, deviceAddress: string): Promise<{ configDir: string; edgedevice: string; manifest: string }> {
   const configDir = join(dir, 'config');
-  await (await import('node:fs/promises')).mkdir(configDir);
-  const manifest = parse(await readFile(new URL('test/support/shifu/thermometer-configmap.yaml', ROOT), 'utf8')) as { data: Record<string, string> };
-  for (const [key, text] of Object.entries(manifest.data)) await writeFile(join(configDir, key), text);
-  const edgedevice = (await readFile(new URL('test/support/shifu/thermometer.yaml', ROOT), 'utf8')).replace('thermometer.devices.svc.cluster.local:11111', deviceAddress);
-  await writeFile(join(dir, 'edgedevice.yaml'), edgedevice);
-  return { configDir, edgedevice: join(dir, 'edgedevice.yaml') };
+  await mkdir(configDir);
+  const configMap = parse(await readFile(new URL('test/support/shifu/thermometer-configmap.yaml', ROOT), 'utf8')) as { data: Record<string, string> };
+  for (const [key, text] of Object.entries(configMap.data)) await writeFile(join(configDir, key), text);
+  const manifest = (await readFile(new URL('test/support/shifu/thermometer.yaml', ROOT), 'utf8')).replace('thermometer.devices.svc.cluster.local:11111', deviceAddress);
+  await writeFile(join(dir, 'edgedevice.yaml'), manifest);
+  return { configDir, edgedevice: join(dir, 'edgedevice.yaml'), manifest };
+}
+
+type Cleanup = () => Promise<void>;
+
+/** Kubernetes mode: a private control plane holding Shifu's thermometer EdgeDevice (loaded only with --kube). */
+async function kubeEnvironment(manifest: string, cleanups: Cleanup[]): Promise<NodeJS.ProcessEnv> {
+  const [{ startCluster }, { Kube }, { installCrds }, { kubectl }] = await Promise.all([
+    import('../test/support/controlplane/cluster.ts'), import('../test/support/cluster.ts'), import('../test/support/crds.ts'), import('../test/support/kubectl.ts'),
+  ]);
+  const cluster = await startCluster({ name: 'edgeshifu-bench-deviceshifu' });
+  cleanups.push(() => cluster.stop());
+  const kube = new Kube(cluster.kubeconfigPath);
+  await installCrds(kube);
+  await kube.core.createNamespace({ body: { metadata: { name: 'devices' } } });
+  const applied = await kubectl(kube.kubeconfigPath, ['apply', '-f', '-'], manifest);
+  if (applied.code !== 0) throw new Error(applied.stderr);
+  return { KUBECONFIG: cluster.kubeconfigPath, EDGEDEVICE_NAME: 'edgedevice-thermometer', EDGEDEVICE_NAMESPACE: 'devices' };
+}
+
+/** Bare node with the same flags: the floor under any component (its own code pages are most of it). */
+async function bareNode(flags: string[]): Promise<Memory> {
+  const child = spawn(process.execPath, [...flags, '-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+  try {
+    await delay(1000);
+    return await memoryOf(child.pid ?? 0);
+  } finally {
+    child.kill('SIGTERM');
+  }
 }
 
 const fmt = (n: number, digits = 3): string => n.toFixed(digits);
+const mib = (m: Memory, key: keyof Memory): string => `${fmt(m[key], 1)} MiB`;
 
 async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'bench-deviceshifu-'));
   const children: ChildProcess[] = [];
+  const cleanups: Cleanup[] = [];
   try {
-    const mock = await start('deviceshifu/mockdevice/main.ts', ['thermometer'], (l) => typeof l.address === 'string', { MOCKDEVICE_PORT: '0' });
+    const bundle = new URL(`${values.bundle}/`, ROOT).pathname;
+    const flags = await imageNodeFlags();
+    const mock = await start(join(bundle, 'mockdevice.js'), ['thermometer'], (l) => typeof l.address === 'string', { env: { MOCKDEVICE_PORT: '0' } });
     children.push(mock.child);
-    const { configDir, edgedevice } = await setup(dir, String(mock.line.address));
-    const shifu = await start(await bundle(dir), ['--config-dir', configDir, '--edgedevice-file', edgedevice, '--port', '0'], (l) => l.msg === 'deviceShifu listening', { EDGESHIFU_LOG_LEVEL: 'info' });
+    const files = await thermometerFiles(dir, String(mock.line.address));
+    const env = values.kube ? await kubeEnvironment(files.manifest, cleanups) : {};
+    const args = ['--config-dir', files.configDir, '--port', '0', ...(values.kube ? [] : ['--edgedevice-file', files.edgedevice])];
+    const shifu = await start(join(bundle, 'deviceshifu.js'), args, (l) => l.msg === 'deviceShifu listening', { env: { ...env, EDGESHIFU_LOG_LEVEL: 'info' }, flags });
     children.push(shifu.child);
     const pid = shifu.child.pid ?? 0;
     const direct = new URL(`http://${String(mock.line.address)}/read_value`);
     const through = new URL(`http://${String(shifu.line.address)}/read_value`);
-    await get(new Agent(), through);
-    const idle = await rssMiB(pid);
-    let peak = idle;
-    const sample = async (): Promise<void> => { peak = Math.max(peak, await rssMiB(pid)); };
-    console.log(`deviceShifu benchmark: thermometer mock on loopback, GET /read_value, up to ${REQUESTS} requests or ${SECONDS} s per row`);
+    const ping = new Agent();
+    await firstAnswer(ping, through);
+    // idle: the telemetry polls on, nothing else; the figure after the idle window
+    await delay(Number(values['idle-seconds']) * 1000);
+    const idle = await memoryOf(pid);
+    console.log(`deviceShifu benchmark (${values.kube ? 'Kubernetes mode, private control plane' : 'standalone mode'}): node ${process.version} ${flags.join(' ')} ${join(values.bundle, 'deviceshifu.js')}`);
+    console.log(`thermometer mock on loopback, GET /read_value, up to ${REQUESTS} requests or ${SECONDS} s per row`);
     console.log('connections | target      | req/s    | p50 ms | p99 ms | requests');
     for (const c of CONCURRENCY) {
       const base = await load(direct, c);
-      const via = await load(through, c, sample);
-      await sample();
+      const via = await load(through, c);
       for (const [name, r] of [['device', base], ['deviceShifu', via]] as const) {
         console.log(`${String(c).padStart(11)} | ${name.padEnd(11)} | ${fmt(r.rps, 0).padStart(8)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${r.count}`);
       }
       console.log(`${String(c).padStart(11)} | ratio       | throughput ${fmt(via.rps / base.rps, 2)}x, p50 ${fmt(via.p50 / base.p50, 2)}x (+${fmt(via.p50 - base.p50)} ms), p99 ${fmt(via.p99 / base.p99, 2)}x`);
     }
-    console.log(`deviceShifu RSS: idle ${fmt(idle, 1)} MiB, loaded (peak) ${fmt(peak, 1)} MiB`);
+    const loaded = await memoryOf(pid);
+    console.log(`deviceShifu RSS idle ${mib(idle, 'rss')} (anonymous ${mib(idle, 'anon')}, file-backed ${mib(idle, 'file')}); peak ${mib(loaded, 'hwm')} (VmHWM); after load ${mib(loaded, 'rss')}`);
+    const bare = await bareNode(flags);
+    console.log(`bare node, same flags: RSS ${mib(bare, 'rss')} (anonymous ${mib(bare, 'anon')}, file-backed ${mib(bare, 'file')})`);
+    ping.destroy();
   } finally {
     for (const child of children) child.kill('SIGTERM');
+    for (const cleanup of cleanups.reverse()) await cleanup();
     await rm(dir, { recursive: true, force: true });
   }
 }
