@@ -1,11 +1,13 @@
 // shifud's probes and scrape: /healthz (the loops are turning), /readyz (it has listed the
 // EdgeDevices, registered its EdgeNode and the API server answers), /metrics (its counters in
-// Prometheus text). On node:http alone: express and prom-client would cost more than shifud's
-// whole budget (issue 5). The verdicts are pure; the server is a thin shell.
+// Prometheus text, shared/prometheus.ts). On node:http alone: express and prom-client would cost
+// ~30 MB of RSS against shifud's 50 MB budget (issue 5). The verdicts are pure; the server is a
+// thin shell.
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { Logger } from '../shared/log.ts';
 import { http } from '../shared/node-http.ts';
+import type { Registry } from '../shared/prometheus.ts';
 
 export interface Verdict {
   readonly ok: boolean;
@@ -43,24 +45,11 @@ export function readiness(state: ReadyState): Verdict {
   return { ok: true, detail: 'ready' };
 }
 
-export interface MetricSample {
-  readonly name: string;
-  readonly help: string;
-  readonly type: 'counter' | 'gauge';
-  readonly value: number;
-}
-
-/** The Prometheus text exposition (0.0.4) of flat samples, each with the same labels. */
-export function metricsText(samples: readonly MetricSample[], labels: Readonly<Record<string, string>>): string {
-  const labelText = Object.entries(labels).map(([k, v]) => `${k}="${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`).join(',');
-  return samples.map((s) => `# HELP ${s.name} ${s.help}\n# TYPE ${s.name} ${s.type}\n${s.name}${labelText === '' ? '' : `{${labelText}}`} ${String(s.value)}\n`).join('');
-}
-
 export interface HealthSource {
   live(): Verdict;
   ready(): Verdict;
-  metrics(): readonly MetricSample[];
-  readonly labels: Readonly<Record<string, string>>;
+  /** The scrape (shared/prometheus.ts). */
+  readonly registry: Registry;
 }
 
 export interface HealthServer {
@@ -76,7 +65,7 @@ export async function serveHealth(address: string, port: number, source: HealthS
     if (verdict !== undefined) {
       res.writeHead(verdict.ok ? 200 : 503, { 'content-type': 'text/plain; charset=utf-8' }).end(verdict.detail);
     } else if (path === '/metrics') {
-      res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }).end(metricsText(source.metrics(), source.labels));
+      res.writeHead(200, { 'content-type': source.registry.contentType }).end(source.registry.metrics());
     } else {
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('shifud serves /healthz, /readyz and /metrics');
     }

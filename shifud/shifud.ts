@@ -15,7 +15,8 @@ import { DiscoveryScanner } from './discoveryScanner.ts';
 import type { EdgeDevice } from './edgeDevice.ts';
 import { CALL_TIMEOUT_MS, KubeEdgeDeviceStatusWriter, KubeEdgeNodeClient, edgeDeviceLister, type EdgeDeviceStatusWriter, type EdgeNodeClient } from './kubeClients.ts';
 import { MqttPublisher } from './mqttPublisher.ts';
-import { liveness, readiness, tryServeHealth, type HealthServer, type HealthSource, type MetricSample } from './health.ts';
+import { CollectedGauge, Registry, registerProcessMetrics } from '../shared/prometheus.ts';
+import { liveness, readiness, tryServeHealth, type HealthServer, type HealthSource } from './health.ts';
 import { NodeReporter, READY, type Readiness } from './nodeReporter.ts';
 import type { NodeSample } from './sample.ts';
 import { SystemSampler, type Sampler } from './sampler.ts';
@@ -142,30 +143,31 @@ export class Shifud {
   private healthSource(): HealthSource {
     const stallMs = 3 * s(this.config.sampleIntervalSeconds) + 3 * CALL_TIMEOUT_MS;
     return {
-      labels: { node: this.config.nodeName },
+      registry: this.metricsRegistry(),
       live: () => liveness({ ...this.progress, stallMs }, this.now()),
       ready: () => readiness({ devicesListed: this.progress.devicesListed, nodeRegistered: this.reporter.stats.writes > 0, apiOutage: this.gate.failing }),
-      metrics: () => this.metricSamples(),
     };
   }
 
-  private metricSamples(): MetricSample[] {
-    const counter = (name: string, help: string, value: number): MetricSample => ({ name: `edgeshifu_shifud_${name}`, help, type: 'counter', value });
-    const gauge = (name: string, help: string, value: number): MetricSample => ({ name: `edgeshifu_shifud_${name}`, help, type: 'gauge', value });
-    const cpu = process.cpuUsage();
-    return [
-      counter('samples_total', 'Node resource samples taken', this.progress.samples),
-      counter('edgenode_writes_total', 'EdgeNode status writes that reached the API server', this.reporter.stats.writes),
-      counter('edgedevice_writes_total', 'EdgeDevice status writes that reached the API server', this.updater.stats.writes),
-      counter('api_failures_total', 'API calls that failed', this.gate.stats.failures),
-      counter('api_writes_held_total', 'Writes held back while backing off from the API server', this.gate.stats.refused),
-      counter('probes_total', 'Device probes started', this.discoverer.stats.probes),
-      counter('usb_scans_total', 'USB bus scans', this.usbBus.stats.scans),
-      counter('usb_changes_total', 'USB plug or unplug events seen (after settling)', this.usbWatch.stats.triggers),
-      gauge('devices_seen', 'EdgeDevices verified online from this node', this.updater.seenDevices().length),
-      { name: 'process_resident_memory_bytes', help: 'Resident memory size in bytes', type: 'gauge', value: process.memoryUsage.rss() },
-      { name: 'process_cpu_seconds_total', help: 'User and system CPU time spent in seconds', type: 'counter', value: (cpu.user + cpu.system) / 1e6 },
-    ];
+  /** shifud's counters, read at scrape time, and the process metrics (edgeshifu_process_*). */
+  private metricsRegistry(): Registry {
+    const registry = new Registry();
+    registry.setDefaultLabels({ component: 'shifud', node: this.config.nodeName });
+    registerProcessMetrics(registry, 'edgeshifu_');
+    const registers = [registry];
+    const read = (name: string, help: string, value: () => number, type: 'counter' | 'gauge' = 'counter'): void => {
+      new CollectedGauge({ name: `edgeshifu_shifud_${name}`, help, read: value, type, registers });
+    };
+    read('samples_total', 'Node resource samples taken.', () => this.progress.samples);
+    read('edgenode_writes_total', 'EdgeNode status writes that reached the API server.', () => this.reporter.stats.writes);
+    read('edgedevice_writes_total', 'EdgeDevice status writes that reached the API server.', () => this.updater.stats.writes);
+    read('api_failures_total', 'API calls that failed.', () => this.gate.stats.failures);
+    read('api_writes_held_total', 'Writes held back while backing off from the API server.', () => this.gate.stats.refused);
+    read('probes_total', 'Device probes started.', () => this.discoverer.stats.probes);
+    read('usb_scans_total', 'USB bus scans.', () => this.usbBus.stats.scans);
+    read('usb_changes_total', 'USB plug or unplug events seen (after settling).', () => this.usbWatch.stats.triggers);
+    read('devices_seen', 'EdgeDevices verified online from this node.', () => this.updater.seenDevices().length, 'gauge');
+    return registry;
   }
 
   /** One sample, published and offered to the reporter. */

@@ -5,7 +5,7 @@ import test from 'ava';
 import { createServer } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { createLogger } from '../../shared/log.ts';
-import { liveness, metricsText, readiness } from '../../shifud/health.ts';
+import { liveness, readiness } from '../../shifud/health.ts';
 import { installCrds } from '../support/crds.ts';
 import { freshNamespace, sharedKube, uniqueName } from '../support/cluster.ts';
 import { waitFor } from '../support/wait.ts';
@@ -25,11 +25,6 @@ test('ready once EdgeDevices are listed and the EdgeNode registered, and not whi
   t.deepEqual(readiness({ ...ready, devicesListed: false }), { ok: false, detail: 'listing EdgeDevices' });
   t.deepEqual(readiness({ ...ready, nodeRegistered: false }), { ok: false, detail: 'registering the EdgeNode' });
   t.deepEqual(readiness({ ...ready, apiOutage: true }), { ok: false, detail: 'the API server is not answering; backing off' });
-});
-
-test('metrics are Prometheus text with HELP, TYPE and escaped labels', (t) => {
-  const text = metricsText([{ name: 'edgeshifu_shifud_probes_total', help: 'Device probes started', type: 'counter', value: 3 }], { node: 'a"b\\c' });
-  t.is(text, '# HELP edgeshifu_shifud_probes_total Device probes started\n# TYPE edgeshifu_shifud_probes_total counter\nedgeshifu_shifud_probes_total{node="a\\"b\\\\c"} 3\n');
 });
 
 async function get(port: number, path: string): Promise<{ status: number; body: string }> {
@@ -65,8 +60,9 @@ test('shifud serves /healthz, /readyz and /metrics on the configured address', a
   t.true(metric(scrape.body, 'edgeshifu_shifud_edgenode_writes_total') >= 1);
   t.true(metric(scrape.body, 'edgeshifu_shifud_edgedevice_writes_total') >= 1);
   t.true(metric(scrape.body, 'edgeshifu_shifud_samples_total') >= 1);
-  t.true(metric(scrape.body, 'process_resident_memory_bytes') > 10 * 2 ** 20);
-  t.regex(scrape.body, new RegExp(`edgeshifu_shifud_devices_seen\\{node="${node}"\\} 1`));
+  t.true(metric(scrape.body, 'edgeshifu_process_resident_memory_bytes') > 10 * 2 ** 20);
+  t.regex(scrape.body, new RegExp(`^edgeshifu_shifud_devices_seen\\{component="shifud",node="${node}"\\} 1$`, 'm'));
+  t.regex(scrape.body, /^# TYPE edgeshifu_shifud_probes_total counter$/m);
   const probes = metric(scrape.body, 'edgeshifu_shifud_probes_total');
   await waitFor('the probe counter to move', async () => (metric((await get(port, '/metrics')).body, 'edgeshifu_shifud_probes_total') > probes ? true : undefined));
   t.is((await get(port, '/nothing')).status, 404);
