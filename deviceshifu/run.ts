@@ -42,6 +42,7 @@ function gatewayOptions(settings: Settings, logger: Logger, sources: Sources): G
     readyWindowMs: settings.readyWindowMs, probeIntervalMs: settings.probeIntervalMs, statusIntervalMs: settings.statusIntervalMs,
     driver: {
       bindAddress: settings.bindAddress,
+      controlMsgsTimeoutMs: settings.controlMsgsTimeoutMs,
       ...(settings.tcpListenPort === undefined ? {} : { tcpListenPort: settings.tcpListenPort }),
       ...(settings.mqttCaFile === undefined ? {} : { mqttCaFile: settings.mqttCaFile }),
     },

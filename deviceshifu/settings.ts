@@ -13,6 +13,7 @@ export const Settings = Type.Object({
   probeIntervalMs: Type.Integer({ minimum: 1, default: 10_000, description: 'Reachability probe period when nothing else showed the device alive.' }),
   statusIntervalMs: Type.Integer({ minimum: 0, default: 10_000, description: 'At most one EdgeDevice status write per interval.' }),
   tcpListenPort: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, description: 'Overrides TCPSetting.ListenPort.' })),
+  controlMsgsTimeoutMs: Type.Integer({ minimum: 0, default: 60_000, description: 'MQTT controlMsgs: a command holds the device (409) at most this long without its completion message (0 = until it arrives).' }),
   mqttCaFile: Type.Optional(Type.String({ description: 'CA bundle (PEM) for mqtts:// brokers.' })),
   telemetryServicesFile: Type.Optional(Type.String({ description: 'Standalone mode: TelemetryService manifests (multi-document YAML).' })),
   secretsDir: Type.Optional(Type.String({ description: 'Standalone mode: Secrets as <dir>/<name>/<key> files (e.g. MQTTServerSecret).' })),

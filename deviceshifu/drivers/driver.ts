@@ -50,6 +50,8 @@ export interface DriverOptions {
   readonly tcpListenPort?: number;
   /** CA bundle for mqtts:// brokers. */
   readonly mqttCaFile?: string;
+  /** MQTT controlMsgs: longest wait for a command's completion message, 0 = no limit (default 60 s). */
+  readonly controlMsgsTimeoutMs?: number;
 }
 
 export interface DriverContext {

@@ -10,6 +10,8 @@ import { abortable } from './abortable.ts';
 import { brokerOptions } from './mqtt-broker.ts';
 import { ControlGate } from './mqtt-gate.ts';
 
+const DEFAULT_CONTROL_TIMEOUT_MS = 60_000;
+
 interface LastMessage {
   readonly payload: Buffer;
   readonly at: Date;
@@ -41,7 +43,10 @@ class MqttDriver implements Driver {
   constructor(context: DriverContext) {
     this.context = context;
     this.topics = topicsOf(context);
-    this.gate = new ControlGate(context.config.controlMsgs);
+    this.gate = new ControlGate(context.config.controlMsgs, {
+      timeoutMs: context.options.controlMsgsTimeoutMs ?? DEFAULT_CONTROL_TIMEOUT_MS,
+      onExpire: (expired) => { context.logger.warn(expired, 'controlMsgs: no completion message in time; the device takes commands again'); },
+    });
   }
 
   async start(signal: AbortSignal): Promise<void> {

@@ -123,6 +123,25 @@ test('controlMsgs: a moving command blocks further POSTs with 409 until the devi
   t.is(again.status, 200);
 });
 
+test('controlMsgs: a command whose completion never comes stops blocking after --control-msgs-timeout-ms', async (t) => {
+  const broker = await aedesBroker(t);
+  const gateway = await startGateway(t, {
+    data: { instructions: INSTRUCTIONS, controlMsgs: CONTROL }, spec: { protocol: 'MQTT', address: `127.0.0.1:${broker.port}` },
+    argv: ['--control-msgs-timeout-ms', '1500'],
+  });
+  await waitFor('the gateway to connect', async () => ((await gateway.get('/ready')).status === 200 ? true : undefined), { timeoutMs: 15_000 });
+  t.is((await gateway.get('/command', { method: 'POST', body: 'moving_the_device' })).status, 200);
+  const busy = await gateway.get('/command', { method: 'POST', body: 'moving_the_device' });
+  t.is(busy.status, 409, 'no device here ever reports completion');
+  t.regex((await busy.json() as { error: { message: string } }).error.message, /at most until \d{4}-\d\d-\d\dT/);
+  const freed = await waitFor('the gate to expire', async () => {
+    const r = await gateway.get('/command', { method: 'POST', body: 'moving_the_device' });
+    return r.status === 200 ? r : undefined;
+  }, { timeoutMs: 15_000 });
+  t.is(freed.status, 200);
+  t.true(gateway.logs.some((l) => l.includes('no completion message in time') && l.includes('"command":"moving_the_device"')), 'the expiry is logged');
+});
+
 test('a broker that is down at start makes calls 502, and the gateway picks it up when it comes', async (t) => {
   const port = await freePort();
   const gateway = await startGateway(t, { data: { instructions: INSTRUCTIONS }, spec: { protocol: 'MQTT', address: `127.0.0.1:${port}` } });
