@@ -19,7 +19,7 @@ test('a command holds the gate until its completion message, with 409 naming wha
   clock.now += 59_999;
   const error = t.throws(() => g.claim('moving_the_device'));
   t.true(isEdgeshifuError(error) && error.kind === 'conflict');
-  t.is(error?.message, 'device is busy with "moving_the_device" since 2026-11-22T10:00:00.000Z; waiting for a message containing "device_finish_moving", at most until 2026-11-22T10:01:00.000Z');
+  t.is(error.message, 'device is busy with "moving_the_device" since 2026-11-22T10:00:00.000Z; waiting for a message containing "device_finish_moving", at most until 2026-11-22T10:01:00.000Z');
   g.received('still moving');
   t.true(g.busy);
   g.received('device_finish_moving');
