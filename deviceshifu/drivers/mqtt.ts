@@ -38,6 +38,8 @@ class MqttDriver implements Driver {
   private readonly gate: ControlGate;
   private readonly backoff = new Backoff({ initialMs: 500, maxMs: 15_000 });
   private client: MqttClient | undefined;
+  /** When the topics were first subscribed: a GET before any message says how long it has listened. */
+  private subscribedAt: Date | undefined;
   private stopped = false;
 
   constructor(context: DriverContext) {
@@ -59,7 +61,12 @@ class MqttDriver implements Driver {
       this.backoff.reset();
       this.context.logger.info({ broker, topics: [...new Set(this.topics.values())] }, 'MQTT broker connected');
       const topics = [...new Set(this.topics.values())];
-      if (topics.length > 0) client.subscribe(topics, { qos: 1 }, (err) => { if (err) this.context.logger.warn({ err: err.message }, 'MQTT subscribe failed'); });
+      if (topics.length > 0) {
+        client.subscribe(topics, { qos: 1 }, (err) => {
+          if (err) this.context.logger.warn({ err: err.message }, 'MQTT subscribe failed');
+          else this.subscribedAt ??= new Date();
+        });
+      }
     });
     client.on('message', (topic, payload) => {
       this.last.set(topic, { payload, at: new Date() });
@@ -89,10 +96,18 @@ class MqttDriver implements Driver {
     return Promise.reject(new EdgeshifuError('unavailable', 'MQTT broker not connected'));
   }
 
+  /**
+   * The last message and when it came. Before the first one: 404 saying so (Shifu answers 200 with
+   * an empty message and the zero time "0001-01-01 00:00:00 +0000 UTC", which reads like an empty
+   * payload), or 502 while the broker was never reached.
+   */
   private read(topic: string): DriverResponse {
     const message = this.last.get(topic);
-    if (message === undefined) throw new EdgeshifuError('not-found', `no message received on topic ${topic} yet`);
-    return json(200, { mqtt_message: message.payload.toString('utf8'), mqtt_receive_timestamp: message.at.toISOString() });
+    if (message !== undefined) return json(200, { mqtt_message: message.payload.toString('utf8'), mqtt_receive_timestamp: message.at.toISOString() });
+    if (this.subscribedAt === undefined) {
+      throw new EdgeshifuError('unavailable', `no message has arrived on topic ${topic} yet: the MQTT broker has not been reached, so the topic is not subscribed`);
+    }
+    throw new EdgeshifuError('not-found', `no message has arrived on topic ${topic} yet (subscribed since ${this.subscribedAt.toISOString()}); GET answers with the last message once the device publishes one`);
   }
 
   private async publish(topic: string, body: Buffer, signal: AbortSignal): Promise<DriverResponse> {

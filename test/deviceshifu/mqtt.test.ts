@@ -45,9 +45,14 @@ for (const [kind, startBroker] of BROKERS) {
   test(`${kind}: GET returns the last message on the topic with its ISO receive time`, async (t) => {
     const broker = await startBroker(t);
     const gateway = await startGateway(t, { data: { instructions: INSTRUCTIONS }, spec: { protocol: 'MQTT', address: `127.0.0.1:${broker.port}` } });
-    const none = await gateway.get('/get_topicmsg1');
-    t.true(none.status === 404 || none.status === 502);
     await waitFor('the gateway to connect', async () => ((await gateway.get('/ready')).status === 200 ? true : undefined), { timeoutMs: 15_000 });
+    const none = await waitFor('the topics to be subscribed', async () => {
+      const r = await gateway.get('/get_topicmsg1');
+      return r.status === 404 ? r : undefined;
+    }, { timeoutMs: 10_000 });
+    const { error } = await none.json() as { error: { kind: string; message: string; instruction: string } };
+    t.like(error, { kind: 'not-found', instruction: 'get_topicmsg1' });
+    t.regex(error.message, /^no message has arrived on topic \/test\/test1 yet \(subscribed since \d{4}-\d\d-\d\dT[\d:.]+Z\)/);
     const device = await client(t, broker.url);
     const before = Date.now();
     await waitFor('the message to arrive', async () => {
@@ -147,6 +152,9 @@ test('a broker that is down at start makes calls 502, and the gateway picks it u
   const gateway = await startGateway(t, { data: { instructions: INSTRUCTIONS }, spec: { protocol: 'MQTT', address: `127.0.0.1:${port}` } });
   const reply = await gateway.get('/command', { method: 'POST', body: 'x' });
   t.is(reply.status, 502);
+  const read = await gateway.get('/get_topicmsg1');
+  t.is(read.status, 502);
+  t.regex((await read.json() as { error: { message: string } }).error.message, /^no message has arrived on topic \/test\/test1 yet: the MQTT broker has not been reached/);
   t.is((await gateway.get('/health')).status, 200);
   await aedesBroker(t, { port });
   const ok = await waitFor('the gateway to reach the late broker', async () => {
