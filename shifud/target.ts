@@ -2,7 +2,7 @@
 // an HTTP GET of a health path, an MQTT broker connect, or a look at the USB bus. Pure.
 import type { EdgeDeviceSpec } from '../shared/crds/edgedevice.ts';
 import { parseEndpoint, type Parsed } from './address.ts';
-import { usbIdentityOf, type UsbIdentity } from './usbMatch.ts';
+import { usbIdentityOfSpec, type UsbIdentity } from './usbMatch.ts';
 
 /** spec.customMetadata keys shifud reads for HTTP devices. */
 export const HTTP_KEYS = { healthPath: 'healthPath', healthExpect: 'healthExpect' } as const;
@@ -61,12 +61,12 @@ const BY_PROTOCOL: Readonly<Record<EdgeDeviceSpec['protocol'], (spec: EdgeDevice
   PLC4X: tcpAddress,
   OPCUA: (spec) => tcp(spec.protocolSettings?.OPCUASetting?.OPCUAEndpoint ?? spec.address, 'spec.address', 4840),
   LwM2M: NOT_PROBED('an LwM2M device registers with its deviceShifu; shifud does not probe it'),
-  USB: NOT_PROBED('declare spec.customMetadata usbVendorId and usbProductId (hex) so shifud can find the device on the USB bus'),
+  USB: NOT_PROBED('declare spec.usb {vendorId, productId} (or spec.customMetadata usbVendorId and usbProductId, hex) so shifud can find the device on the USB bus'),
 };
 
 /** The probe for a device: its USB identity when it declares one, else by protocol. */
 export function probeTargetOf(spec: EdgeDeviceSpec): Parsed<ProbeTarget> {
-  const usb = usbIdentityOf(spec.customMetadata);
+  const usb = usbIdentityOfSpec(spec);
   if (usb !== undefined) return usb.ok ? { ok: true, value: { kind: 'usb', identity: usb.value } } : usb;
   if (spec.connection === 'Serial') return { ok: true, value: { kind: 'none', why: 'serial devices are not probed by shifud' } };
   return BY_PROTOCOL[spec.protocol](spec);

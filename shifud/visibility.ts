@@ -2,7 +2,7 @@
 // device's Reachable condition. Pure.
 import type { EdgeDevice } from './edgeDevice.ts';
 import type { LinkType } from './deviceStatus.ts';
-import { usbIdentityOf } from './usbMatch.ts';
+import { usbIdentityOfSpec } from './usbMatch.ts';
 
 /**
  * The link over which this node would see the device, or undefined when it cannot:
@@ -11,8 +11,8 @@ import { usbIdentityOf } from './usbMatch.ts';
  * USB identity but no attachedNode → every node looks on its own bus.
  */
 export function linkTypeFor(device: EdgeDevice, nodeName: string): LinkType | undefined {
-  const { attachedNode, connection, protocol, customMetadata } = device.spec;
-  const usbDeclared = usbIdentityOf(customMetadata) !== undefined;
+  const { attachedNode, connection, protocol } = device.spec;
+  const usbDeclared = usbIdentityOfSpec(device.spec) !== undefined;
   if (attachedNode !== undefined && attachedNode !== '') {
     if (attachedNode !== nodeName) return undefined;
     return connection ?? (protocol === 'USB' || usbDeclared ? 'USB' : 'Ethernet');

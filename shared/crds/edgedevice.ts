@@ -1,7 +1,7 @@
 // EdgeDevice, shifu.edgenesis.io/v1alpha1: schema-compatible with Shifu's (every field of its
 // types, REFERENCE.md §2), so Shifu's manifests apply unchanged under kubectl's strict field
-// validation, plus what Shifu lacks: enums, CEL rules, status conditions and three optional
-// fields for the controller design (attachedNode, location, configMapName).
+// validation, plus what Shifu lacks: enums, CEL rules, status conditions and four optional
+// fields for the controller design (attachedNode, location, configMapName) and for shifud (usb).
 import { Type, type Static, type TOptional, type TString } from '@sinclair/typebox';
 import { Conditions, LinkType, Location, StringEnum, StringMap, Timestamp, celRules } from './schema.ts';
 
@@ -87,6 +87,18 @@ export const GatewaySettings = Type.Object({
   NATSSetting: Type.Optional(NATSSetting),
 });
 
+const HEX_ID = '^(0[xX])?[0-9a-fA-F]{1,4}$';
+
+/**
+ * How shifud recognises a USB device on a node's bus (issue 5). Optional: Shifu's manifests say
+ * the same in spec.customMetadata (usbVendorId, usbProductId, usbSerial), which shifud still reads.
+ */
+export const UsbIdentity = Type.Object({
+  vendorId: Type.String({ pattern: HEX_ID, description: 'USB vendor id, 1-4 hex digits, e.g. "0403".' }),
+  productId: Type.String({ pattern: HEX_ID, description: 'USB product id, 1-4 hex digits, e.g. "6001".' }),
+  serial: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Serial number of the device: tells identical models apart.' })),
+}, { description: 'USB identity shifud matches on the bus of the node; overrides usbVendorId/usbProductId/usbSerial in customMetadata.' });
+
 // Rules for mistakes the API server can catch before a deviceShifu is ever created (issue 2).
 const SPEC_RULES = celRules(
   {
@@ -124,6 +136,7 @@ export const EdgeDeviceSpec = Type.Object({
   attachedNode: Type.Optional(Type.String({ maxLength: 253, description: 'EdgeNode the device is physically attached to (USB, serial, ...); its deviceShifu then runs there.' })),
   location: Type.Optional(Location),
   configMapName: Type.Optional(Type.String({ maxLength: 253, description: 'ConfigMap (namespace deviceshifu) with driverProperties, instructions, telemetries: mounted at /etc/edgedevice/config.' })),
+  usb: Type.Optional(UsbIdentity),
 }, SPEC_RULES);
 
 export const DeviceLink = Type.Object({

@@ -3,7 +3,8 @@
 // identity an EdgeDevice declares in spec.customMetadata.
 import test from 'ava';
 import { readFile } from 'node:fs/promises';
-import { matchUsb, usbIdentityOf, type UsbIdentity, type UsbMatch, type UsbSeen } from '../../shifud/usbMatch.ts';
+import { matchUsb, usbIdentityOf, usbIdentityOfSpec, type UsbIdentity, type UsbMatch, type UsbSeen } from '../../shifud/usbMatch.ts';
+import { API_VERSION, EDGE_DEVICE, GROUP, VERSION } from '../../shared/crds/resources.ts';
 import { installCrds } from '../support/crds.ts';
 import { freshNamespace, sharedKube, uniqueName } from '../support/cluster.ts';
 import { createDevice, fastConfig, readDevice, startShifud, waitReachable } from './harness.ts';
@@ -48,6 +49,34 @@ test('the USB identity is read from customMetadata, and a malformed one says wha
   for (const { metadata, parsed } of IDENTITIES) t.deepEqual(usbIdentityOf(metadata), parsed, JSON.stringify(metadata));
 });
 
+test('spec.usb is the identity when set, ahead of customMetadata, and mismatches name its fields', (t) => {
+  const shifuStyle = { usbVendorId: '0403', usbProductId: '6001', usbSerial: 'A10KZP4E' };
+  t.deepEqual(usbIdentityOfSpec({ customMetadata: shifuStyle }), { ok: true, value: { vendorId: '0403', productId: '6001', serial: 'A10KZP4E' } }, 'a Shifu manifest keeps working');
+  const typed = usbIdentityOfSpec({ usb: { vendorId: '0x10C4', productId: 'EA60', serial: '0001' }, customMetadata: shifuStyle });
+  t.deepEqual(typed, { ok: true, value: { vendorId: '10c4', productId: 'ea60', serial: '0001', typed: true } });
+  t.is(usbIdentityOfSpec({ customMetadata: { floor: '2' } }), undefined);
+  const wrongSerial = matchUsb({ vendorId: '0403', productId: '6001', serial: 'ZZZ', typed: true }, bus);
+  t.regex(wrongSerial.state === 'mismatch' ? wrongSerial.message : '', /not ZZZ: check spec\.usb\.serial$/);
+  const wrongModel = matchUsb({ vendorId: '0403', productId: '6015', serial: '9E3C1B50', typed: true }, bus);
+  t.regex(wrongModel.state === 'mismatch' ? wrongModel.message : '', /check spec\.usb\.vendorId\/productId$/);
+});
+
+test('the API server refuses a malformed spec.usb and names the field', async (t) => {
+  const kube = await sharedKube();
+  await installCrds(kube);
+  const namespace = await freshNamespace(t, kube, 'shifud');
+  const cases: Array<[unknown, RegExp]> = [
+    [{ vendorId: 'FTDI', productId: '6001' }, /spec\.usb\.vendorId/],
+    [{ vendorId: '0403' }, /spec\.usb\.productId: Required value/],
+    [{ vendorId: '0403', productId: '6001', serial: '' }, /spec\.usb\.serial/],
+  ];
+  for (const [usb, says] of cases) {
+    const body = { apiVersion: API_VERSION, kind: EDGE_DEVICE.kind, metadata: { name: 'bad-usb' }, spec: { protocol: 'USB', usb } };
+    const error = await t.throwsAsync(kube.custom.createNamespacedCustomObject({ group: GROUP, version: VERSION, plural: EDGE_DEVICE.plural, namespace, body }));
+    t.regex(String((error as { body?: unknown } | undefined)?.body ?? error?.message), says, JSON.stringify(usb));
+  }
+});
+
 test('shifud reports a USB device on its bus as Reachable over a USB link, and a wrong serial as a mismatch', async (t) => {
   const kube = await sharedKube();
   await installCrds(kube);
@@ -57,6 +86,8 @@ test('shifud reports a USB device on its bus as Reachable over a USB link, and a
   await createDevice(kube, namespace, 'scale', { protocol: 'USB', address: '/dev/ttyUSB1', attachedNode: node, customMetadata: { usbVendorId: '0403', usbProductId: '6001', usbSerial: 'AB0L9QXR' } });
   await createDevice(kube, namespace, 'printer', { protocol: 'USB', address: '/dev/usb/lp0', attachedNode: node, customMetadata: { usbVendorId: '0403', usbProductId: '6001', usbSerial: 'NOPE' } });
   await createDevice(kube, namespace, 'elsewhere', { protocol: 'USB', address: '/dev/ttyUSB0', attachedNode: 'another-node', customMetadata: { usbVendorId: '10c4', usbProductId: 'ea60' } });
+  // the typed identity: no attachedNode, so every node looks on its own bus
+  await createDevice(kube, namespace, 'bridge', { protocol: 'USB', address: '/dev/ttyUSB2', usb: { vendorId: '10c4', productId: 'ea60', serial: '0001' } });
   await startShifud(t, kube, fastConfig(node, { deviceNamespace: namespace }), { usbScan: () => Promise.resolve(plugged) });
 
   const scale = await waitReachable(kube, namespace, 'scale', { status: 'True', reason: 'Present' });
@@ -64,6 +95,8 @@ test('shifud reports a USB device on its bus as Reachable over a USB link, and a
   t.like((await readDevice(kube, namespace, 'scale')).status?.links?.[0], { node, type: 'USB' });
   const printer = await waitReachable(kube, namespace, 'printer', { status: 'False', reason: 'IdentityMismatch' });
   t.regex(printer.message, /not NOPE: check usbSerial/);
+  const bridge = await waitReachable(kube, namespace, 'bridge', { status: 'True', reason: 'Present' });
+  t.regex(bridge.message, /USB 10c4:ea60 serial 0001 is plugged in/);
 
   plugged = bus.filter((d) => d.id !== '0403:6001');
   const unplugged = await waitReachable(kube, namespace, 'scale', { status: 'False', reason: 'NotPresent' });
