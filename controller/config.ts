@@ -16,6 +16,7 @@ export const ControllerConfig = Type.Object({
   cpuLimit: Type.String({ default: '200m' }),
   memoryLimit: Type.String({ default: '64Mi' }),
   nodeSelector: Type.String({ default: '', description: 'Label selector of the Nodes deviceShifu may run on; all Ready nodes when empty.' }),
+  deviceShifuTolerations: Type.String({ default: '', description: 'Node taints deviceShifu tolerates, placement included: "key=value:NoSchedule,key:NoExecute,key,*" (no effect: all effects; * : every taint).' }),
   heartbeatStaleSeconds: Type.Integer({ minimum: 5, default: 120, description: 'An EdgeNode whose shifud heartbeat is older is treated as unavailable.' }),
   rescheduleCooldownSeconds: Type.Integer({ minimum: 0, default: 600, description: 'A deviceShifu moved for a better node stays put at least this long.' }),
   betterNodeMemoryRatio: Type.Number({ minimum: 1, default: 2, description: 'Move to a node only if it has this many times the free memory (hysteresis).' }),

@@ -14,6 +14,7 @@ import { ApiWriter, type KubeWriter } from './kube-writer.ts';
 import { deviceKey, EdgeDeviceReconciler } from './reconcile/edgedevice.ts';
 import { Runner } from './runner.ts';
 import { candidateNode } from './scheduling/candidates.ts';
+import { parseTolerations, type Toleration } from './scheduling/taints.ts';
 import { labelSelectorMatcher } from './selector.ts';
 import type { Topology } from './topology.ts';
 import { World, type EdgeDevice, type EdgeNode } from './world.ts';
@@ -38,6 +39,7 @@ export class Controller {
   private readonly reconciler: EdgeDeviceReconciler;
   private readonly runner: Runner;
   private readonly availability = new Map<string, string | undefined>();
+  private readonly tolerations: readonly Toleration[];
   private started = false;
   private stopped?: Promise<void>;
   private reconciling = false;
@@ -45,6 +47,7 @@ export class Controller {
   constructor(deps: ControllerDeps) {
     const { config, client, logger } = deps;
     this.deps = deps;
+    this.tolerations = parseTolerations(config.deviceShifuTolerations);
     this.world = new World(client, config.deviceShifuNamespace, logger);
     this.reconciler = new EdgeDeviceReconciler({
       world: this.world,
@@ -56,6 +59,7 @@ export class Controller {
         namespace: config.deviceShifuNamespace,
         imageFor: (protocol: string) => imageFor(config, protocol),
         cpuRequest: config.cpuRequest, memoryRequest: config.memoryRequest, cpuLimit: config.cpuLimit, memoryLimit: config.memoryLimit,
+        tolerations: this.tolerations,
         serviceType: config.serviceType as 'ClusterIP' | 'NodePort' | 'LoadBalancer',
         policy: { cooldownMs: config.rescheduleCooldownSeconds * 1000, betterMemoryRatio: config.betterNodeMemoryRatio, betterDistanceKm: config.betterNodeDistanceKm },
       },
@@ -170,13 +174,16 @@ export class Controller {
   private nodeChanged(name: string, deleted: boolean): void {
     const node: V1Node | undefined = this.world.nodes.get(name);
     const edgeNode = this.world.edgeNodes.get(name);
-    const clock = { now: Date.now(), staleMs: this.deps.config.heartbeatStaleSeconds * 1000, requireEdgeNode: this.world.edgeNodes.list().length > 0 };
-    const unavailable = deleted || node === undefined ? 'gone' : candidateNode(node, edgeNode, undefined, clock).unavailable;
+    const clock = { now: Date.now(), staleMs: this.deps.config.heartbeatStaleSeconds * 1000, requireEdgeNode: this.world.edgeNodes.list().length > 0, tolerations: this.tolerations };
+    const view = deleted || node === undefined ? undefined : candidateNode(node, edgeNode, undefined, clock);
+    const unavailable = view === undefined ? 'gone' : view.unavailable;
     // every Node can host deviceShifu, so every Node is on the map; shifud's EdgeNode adds detail
     if (node !== undefined && !deleted) this.deps.topology.upsertNode(name, { spec: edgeNode?.spec, status: edgeNode?.status, unavailable });
     else this.deps.topology.removeNode(name);
-    const changed = !this.availability.has(name) || this.availability.get(name) !== unavailable;
-    this.availability.set(name, unavailable);
+    // a taint added or lifted moves devices as a cordon does
+    const usable = unavailable ?? (view?.taint === undefined ? undefined : `tainted ${view.taint}`);
+    const changed = !this.availability.has(name) || this.availability.get(name) !== usable;
+    this.availability.set(name, usable);
     // devices waiting for room look again at any node change; placed ones only when availability changed
     this.devicesWhere((d) => d.status?.conditions?.some((c) => c.type === 'Scheduled' && c.status !== 'True') === true
       || (changed && (d.status?.nodeName === name || d.spec.attachedNode === name)));

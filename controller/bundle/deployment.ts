@@ -2,6 +2,7 @@
 // the node's name, so the real scheduler honours the controller's choice (issue 3).
 import type { V1Container, V1Deployment, V1EnvVar } from '@kubernetes/client-node';
 import type { EdgeDeviceSpec } from '../../shared/crds/edgedevice.ts';
+import type { Toleration } from '../scheduling/taints.ts';
 import { ANNOTATION_PLACED_AT, ANNOTATION_PLACEMENT_REASON, bundleLabels, bundleNames, selectorLabels, type DeviceRef } from './names.ts';
 
 export const CONFIG_MOUNT_PATH = '/etc/edgedevice/config';
@@ -14,6 +15,8 @@ export interface BundleSettings {
   readonly memoryRequest: string;
   readonly cpuLimit: string;
   readonly memoryLimit: string;
+  /** Node taints deviceShifu may run on (controller configuration); placement honours the same list. */
+  readonly tolerations?: readonly Toleration[];
 }
 
 export interface Placement {
@@ -96,6 +99,7 @@ export function deviceShifuDeployment(device: DeviceInput, configMap: string, pl
               },
             },
           },
+          ...(settings.tolerations === undefined || settings.tolerations.length === 0 ? {} : { tolerations: settings.tolerations.map((t) => ({ ...t })) }),
           containers: [container(device, settings)],
           volumes: [{ name: 'edgedevice-config', configMap: { name: configMap } }],
         },

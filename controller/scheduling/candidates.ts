@@ -1,8 +1,9 @@
 // What the scheduler knows of a node, built from the Kubernetes Node, its EdgeNode (shifud) and the
-// requests of the pods bound to it (pure).
+// requests of the pods bound to it (pure; the sums come from pod-index.ts).
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import type { EdgeNodeSpec, EdgeNodeStatus } from '../../shared/crds/edgenode.ts';
 import { cpuMillis, parseQuantity } from '../../shared/kube/quantity.ts';
+import { blockingTaint, describeTaint, type Toleration } from './taints.ts';
 
 export interface Location {
   readonly zone?: string;
@@ -18,6 +19,8 @@ export interface CandidateNode {
   /** Bytes: allocatable minus pod requests, lowered further to what shifud measured free. */
   readonly freeMemory: number;
   readonly freeCpuMillis: number;
+  /** A NoSchedule/NoExecute taint deviceShifu does not tolerate (key=value:Effect); undefined when none. */
+  readonly taint?: string;
 }
 
 export interface NodeRequests {
@@ -37,21 +40,10 @@ export function podRequests(pod: V1Pod): NodeRequests {
   return { cpuMillis: cpu, memory };
 }
 
-function holdsResources(pod: V1Pod): boolean {
+/** Running and pending pods hold their requests on their node; finished ones do not. */
+export function holdsResources(pod: V1Pod): boolean {
   const phase = pod.status?.phase;
   return pod.spec?.nodeName !== undefined && phase !== 'Succeeded' && phase !== 'Failed';
-}
-
-/** Sum of the container requests of running and pending pods, per node. */
-export function requestsByNode(pods: readonly V1Pod[]): Map<string, NodeRequests> {
-  const totals = new Map<string, NodeRequests>();
-  for (const pod of pods.filter(holdsResources)) {
-    const node = pod.spec?.nodeName ?? '';
-    const total = totals.get(node) ?? { cpuMillis: 0, memory: 0 };
-    const own = podRequests(pod);
-    totals.set(node, { cpuMillis: total.cpuMillis + own.cpuMillis, memory: total.memory + own.memory });
-  }
-  return totals;
 }
 
 export interface EdgeNodeView {
@@ -59,41 +51,49 @@ export interface EdgeNodeView {
   readonly status?: EdgeNodeStatus;
 }
 
-export interface CandidateClock {
+export interface CandidateContext {
   readonly now: number;
   /** An EdgeNode heartbeat older than this makes its node unavailable. */
   readonly staleMs: number;
   /** Once shifud reports EdgeNodes, a node without one has lost its daemon (or was never an edge node). */
   readonly requireEdgeNode: boolean;
+  /** What the deviceShifu pods tolerate (controller configuration). */
+  readonly tolerations?: readonly Toleration[];
 }
 
-function unavailability(node: V1Node, edgeNode: EdgeNodeView | undefined, clock: CandidateClock): string | undefined {
+function unavailability(node: V1Node, edgeNode: EdgeNodeView | undefined, context: CandidateContext): string | undefined {
   if (node.spec?.unschedulable === true) return 'cordoned';
-  if (edgeNode === undefined && clock.requireEdgeNode) return 'no EdgeNode (is shifud running there?)';
+  if (edgeNode === undefined && context.requireEdgeNode) return 'no EdgeNode (is shifud running there?)';
   const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
   if (ready?.status !== 'True') return `Node not Ready${ready?.reason ? ` (${ready.reason})` : ''}`;
-  return staleHeartbeat(edgeNode, clock);
+  return staleHeartbeat(edgeNode, context);
 }
 
-function staleHeartbeat(edgeNode: EdgeNodeView | undefined, clock: CandidateClock): string | undefined {
+function staleHeartbeat(edgeNode: EdgeNodeView | undefined, context: CandidateContext): string | undefined {
   const heartbeat = edgeNode?.status?.lastHeartbeatTime;
-  if (heartbeat === undefined || clock.now - Date.parse(heartbeat) <= clock.staleMs) return undefined;
+  if (heartbeat === undefined || context.now - Date.parse(heartbeat) <= context.staleMs) return undefined;
   return `shifud heartbeat stale since ${heartbeat}`;
 }
 
-export function candidateNode(node: V1Node, edgeNode: EdgeNodeView | undefined, used: NodeRequests | undefined, clock: CandidateClock): CandidateNode {
+export function candidateNode(node: V1Node, edgeNode: EdgeNodeView | undefined, used: NodeRequests | undefined, context: CandidateContext): CandidateNode {
   const allocatable = node.status?.allocatable ?? {};
   const measured = edgeNode?.status?.free ?? {};
   const booked = used ?? { cpuMillis: 0, memory: 0 };
   return {
     name: node.metadata?.name ?? '',
-    unavailable: unavailability(node, edgeNode, clock),
+    unavailable: unavailability(node, edgeNode, context),
     location: edgeNode?.spec?.location,
     freeMemory: lowest(parseQuantity(allocatable.memory ?? 0) - booked.memory, measured.memory, parseQuantity),
     // CPU by requests only, as the scheduler counts it: measured idle CPU swings with load and
     // would veto a 10m request on a busy box
     freeCpuMillis: cpuMillis(allocatable.cpu ?? 0) - booked.cpuMillis,
+    taint: taintOf(node, context.tolerations ?? []),
   };
+}
+
+function taintOf(node: V1Node, tolerations: readonly Toleration[]): string | undefined {
+  const taint = blockingTaint(node.spec?.taints, tolerations);
+  return taint === undefined ? undefined : describeTaint(taint);
 }
 
 /** The scheduler's view of memory, lowered to what shifud measured when it reports. */

@@ -1,8 +1,10 @@
 // Where a device's deviceShifu runs (seed 004, 1.1 and "Reschedule"), as a pure decision:
-//  1. attached to a node → that node, or Unknown while it is unavailable;
-//  2. on the network → among nodes with room: closest by location when known (coordinates, then
-//     zone), else most free memory; ties by name;
-//  3. an existing placement stays unless its node is unavailable, or a clearly better node exists
+//  1. attached to a node → that node, or Unknown while it is unavailable, Pending while it has a
+//     taint deviceShifu does not tolerate;
+//  2. on the network → among nodes with room and no untolerated NoSchedule/NoExecute taint:
+//     closest by location when known (coordinates, then zone), else most free memory; ties by name;
+//  3. an existing placement stays unless its node is unavailable or tainted against it (as a
+//     cordon moves it), or a clearly better node exists
 //     (hysteresis) and the cooldown since the last move has passed, so nothing flaps.
 import { formatBytes } from '../../shared/kube/quantity.ts';
 import type { CandidateNode, Location } from './candidates.ts';
@@ -25,7 +27,7 @@ export interface PlacementRequest {
 
 export type PlacementDecision =
   | { readonly kind: 'placed'; readonly node: string; readonly reason: string; readonly moved: boolean }
-  | { readonly kind: 'pending'; readonly reason: 'NoNodeAvailable' | 'AttachedNodeFull'; readonly message: string }
+  | { readonly kind: 'pending'; readonly reason: 'NoNodeAvailable' | 'AttachedNodeFull' | 'AttachedNodeTainted'; readonly message: string }
   | { readonly kind: 'unknown'; readonly reason: 'AttachedNodeUnavailable'; readonly message: string };
 
 interface Scored {
@@ -80,6 +82,10 @@ function placeAttached(request: PlacementRequest & { attachedNode: string }, nod
   const node = nodes.find((n) => n.name === request.attachedNode);
   if (node === undefined) return { kind: 'unknown', reason: 'AttachedNodeUnavailable', message: `attached node ${request.attachedNode} does not exist` };
   if (node.unavailable !== undefined) return { kind: 'unknown', reason: 'AttachedNodeUnavailable', message: `attached node ${node.name} is unavailable: ${node.unavailable}` };
+  // naming a node in an EdgeDevice does not override the administrator's taints
+  if (node.taint !== undefined) {
+    return { kind: 'pending', reason: 'AttachedNodeTainted', message: `attached node ${node.name} has taint ${node.taint}, which deviceShifu does not tolerate: remove the taint, or add a toleration to the controller (--device-shifu-tolerations)` };
+  }
   const scored = score(node, request);
   if (!fits(scored, request)) {
     return { kind: 'pending', reason: 'AttachedNodeFull', message: `attached node ${node.name} has ${formatBytes(scored.freeMemory)} memory and ${scored.freeCpuMillis}m CPU free; deviceShifu requests ${formatBytes(request.memory)} and ${request.cpuMillis}m` };
@@ -87,22 +93,36 @@ function placeAttached(request: PlacementRequest & { attachedNode: string }, nod
   return { kind: 'placed', node: node.name, reason: `attached to ${node.name}`, moved: false };
 }
 
+/** Why no node could take the device, counting what ruled each out. */
+function nowhere(request: PlacementRequest, nodes: readonly CandidateNode[], available: number): PlacementDecision {
+  if (nodes.length === 0) return { kind: 'pending', reason: 'NoNodeAvailable', message: 'no node can run the deviceShifu: the cluster has no nodes' };
+  const down = nodes.filter((n) => n.unavailable !== undefined).length;
+  const tainted = nodes.length - down - available;
+  const taints = tainted === 0 ? '' : `${tainted} with a taint deviceShifu does not tolerate (--device-shifu-tolerations), `;
+  return { kind: 'pending', reason: 'NoNodeAvailable', message: `no node can run the deviceShifu: ${down} unavailable, ${taints}${available} without ${formatBytes(request.memory)} memory and ${request.cpuMillis}m CPU free` };
+}
+
+/** Why a device leaves the node it is on, when that node can no longer take it. */
+function lostReason(from: string, nodes: readonly CandidateNode[]): string {
+  const node = nodes.find((n) => n.name === from);
+  if (node?.unavailable !== undefined) return `${from} ${node.unavailable}`;
+  if (node?.taint !== undefined) return `${from} has taint ${node.taint}, not tolerated`;
+  return `${from} has no room or is gone`;
+}
+
 export function place(request: PlacementRequest, nodes: readonly CandidateNode[], policy: PlacementPolicy, now: number): PlacementDecision {
   if (request.attachedNode !== undefined && request.attachedNode !== '') return placeAttached({ ...request, attachedNode: request.attachedNode }, nodes);
-  const available = nodes.filter((n) => n.unavailable === undefined).map((n) => score(n, request));
+  const available = nodes.filter((n) => n.unavailable === undefined && n.taint === undefined).map((n) => score(n, request));
   const feasible = available.filter((s) => fits(s, request)).sort(compare);
   const current = request.current === undefined ? undefined : feasible.find((s) => s.node.name === request.current?.node);
   const best = feasible[0];
-  if (best === undefined) {
-    const detail = nodes.length === 0 ? 'the cluster has no nodes' : `${nodes.length - available.length} unavailable, ${available.length} without ${formatBytes(request.memory)} memory and ${request.cpuMillis}m CPU free`;
-    return { kind: 'pending', reason: 'NoNodeAvailable', message: `no node can run the deviceShifu: ${detail}` };
-  }
+  if (best === undefined) return nowhere(request, nodes, available.length);
   if (current !== undefined && staysPut(request, best, current, { policy, now })) {
     return { kind: 'placed', node: current.node.name, reason: why(current), moved: false };
   }
   const from = request.current?.node;
   if (from === undefined) return { kind: 'placed', node: best.node.name, reason: why(best), moved: false };
-  const lost = current === undefined ? `; ${from} ${nodes.find((n) => n.name === from)?.unavailable ?? 'has no room or is gone'}` : '';
+  const lost = current === undefined ? `; ${lostReason(from, nodes)}` : '';
   return { kind: 'placed', node: best.node.name, reason: why(best) + lost, moved: from !== best.node.name };
 }
 

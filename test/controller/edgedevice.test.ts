@@ -54,6 +54,7 @@ test.serial("Shifu's thermometer, with only configMapName added, gets its device
   t.deepEqual(plain(role.rules?.map((r) => [r.resources, r.resourceNames, r.verbs])), [
     [['edgedevices'], ['edgedevice-thermometer'], ['get', 'list', 'watch']],
     [['edgedevices/status'], ['edgedevice-thermometer'], ['get', 'patch']],
+    [['telemetryservices'], null, ['get']],
   ]);
 });
 
@@ -181,13 +182,14 @@ test.serial('an EdgeDevice whose name cannot name a Service fails with a conditi
   t.pass();
 });
 
-test.serial('a placement the real scheduler still refuses (a tainted node) shows up as BundleReady=False with its reason', async (t) => {
+test.serial('a placement the real scheduler still refuses (a node out of pod slots) shows up as BundleReady=False with its reason', async (t) => {
   const { kube } = await edgeCluster(t);
-  await kube.addNode('tainted', { taints: [{ key: 'dedicated', value: 'plc', effect: 'NoSchedule' }] });
+  // placement counts memory and CPU, not pod slots: the scheduler has the last word
+  await kube.addNode('no-slots', { pods: '0' });
   await startController(t, kube);
   await createDevice(kube, thermometer('refused'));
-  t.is((await waitForCondition(kube, 'refused', 'Scheduled', { status: 'True' })).status?.nodeName, 'tainted');
+  t.is((await waitForCondition(kube, 'refused', 'Scheduled', { status: 'True' })).status?.nodeName, 'no-slots');
   const refused = await waitForCondition(kube, 'refused', 'BundleReady', { reason: 'Unschedulable' });
-  t.regex(conditionOf(refused, 'BundleReady')?.message ?? '', /node tainted cannot take the deviceShifu: .*untolerated taint/);
+  t.regex(conditionOf(refused, 'BundleReady')?.message ?? '', /node no-slots cannot take the deviceShifu: .*Too many pods/);
   t.is(refused.status?.edgedevicephase, 'Pending');
 });
