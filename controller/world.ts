@@ -8,6 +8,7 @@ import type { EdgeNodeSpec, EdgeNodeStatus } from '../shared/crds/edgenode.ts';
 import { Informer } from '../shared/kube/informer.ts';
 import type { Logger } from '../shared/log.ts';
 import { LABEL_MANAGED_BY, MANAGED_BY } from './bundle/names.ts';
+import { PodIndex } from './scheduling/pod-index.ts';
 
 export type EdgeDevice = CustomObject<EdgeDeviceSpec, EdgeDeviceStatus>;
 export type EdgeNode = CustomObject<EdgeNodeSpec, EdgeNodeStatus>;
@@ -45,6 +46,8 @@ export class World {
   readonly deployments: Informer<V1Deployment>;
   readonly services: Informer<V1Service>;
   readonly configMaps: Informer<V1ConfigMap>;
+  /** Requests per node and deviceShifu pods per device, following the pod informer. */
+  readonly podIndex: PodIndex;
 
   constructor(client: KubeClient, deviceShifuNamespace: string, logger: Logger) {
     const ns = deviceShifuNamespace;
@@ -56,6 +59,12 @@ export class World {
     this.deployments = informer<V1Deployment>(client, log('Deployment'), `/apis/apps/v1/namespaces/${ns}/deployments`, { query: { labelSelector: MANAGED } });
     this.services = informer<V1Service>(client, log('Service'), `/api/v1/namespaces/${ns}/services`);
     this.configMaps = informer<V1ConfigMap>(client, log('ConfigMap'), `/api/v1/namespaces/${ns}/configmaps`, { transform: slimConfigMap });
+    // registered before any other handler, so whoever reacts to a pod event sees the index updated
+    const index = new PodIndex(ns);
+    this.podIndex = index;
+    this.pods.on('add', (p) => { index.upsert(p); });
+    this.pods.on('update', (p) => { index.upsert(p); });
+    this.pods.on('delete', (p) => { index.remove(p); });
   }
 
   private all(): Array<Informer<KubernetesObject>> {

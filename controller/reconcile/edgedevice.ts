@@ -7,7 +7,7 @@ import type { Logger } from '../../shared/log.ts';
 import { bundleNames, deviceOf, FINALIZER, type DeviceRef } from '../bundle/names.ts';
 import type { BundleKind, KubeWriter } from '../kube-writer.ts';
 import type { ReconcileResult } from '../runner.ts';
-import { candidateNode, requestsByNode, type CandidateNode } from '../scheduling/candidates.ts';
+import { candidateNode, type CandidateNode } from '../scheduling/candidates.ts';
 import { nextStatus, stableJson, statusChanged } from '../status.ts';
 import type { EdgeDevice, World } from '../world.ts';
 import { planDevice, type DevicePlan, type PlanSettings } from './plan.ts';
@@ -65,13 +65,14 @@ export class EdgeDeviceReconciler {
 
   /** Candidate nodes as the scheduler sees them now. */
   candidates(): CandidateNode[] {
-    const { world, heartbeatStaleMs, nodeSelector } = this.options;
-    const used = requestsByNode(world.pods.list());
-    const edgeNodes = world.edgeNodes.list();
-    const clock = { now: this.now(), staleMs: heartbeatStaleMs, requireEdgeNode: edgeNodes.length > 0 };
+    const { world, heartbeatStaleMs, nodeSelector, settings } = this.options;
+    const context = { now: this.now(), staleMs: heartbeatStaleMs, requireEdgeNode: world.edgeNodes.list().length > 0, tolerations: settings.tolerations };
     return world.nodes.list()
       .filter((n) => nodeSelector === undefined || nodeSelector(n.metadata?.labels ?? {}))
-      .map((n) => candidateNode(n, world.edgeNodes.get(n.metadata?.name ?? ''), used.get(n.metadata?.name ?? ''), clock));
+      .map((n) => {
+        const name = n.metadata?.name ?? '';
+        return candidateNode(n, world.edgeNodes.get(name), world.podIndex.requestsOn(name), context);
+      });
   }
 
   private observe(device: EdgeDevice): Parameters<typeof planDevice>[0] {
@@ -88,7 +89,7 @@ export class EdgeDeviceReconciler {
       configMapExists: world.configMaps.get(device.spec.configMapName ?? '', settings.namespace) !== undefined,
       serviceOwner: service === undefined ? undefined : deviceOf(service.metadata?.labels) ?? { name: '(not a deviceShifu)', namespace: settings.namespace },
       deployment: deployment ?? undefined,
-      pods: world.pods.list().filter((p) => p.metadata?.namespace === settings.namespace && samePod(p.metadata.labels, ref)),
+      pods: world.podIndex.podsOf(ref),
     };
   }
 
@@ -168,11 +169,6 @@ function safeNames(ref: DeviceRef): ReturnType<typeof bundleNames> | undefined {
   } catch {
     return undefined;
   }
-}
-
-function samePod(labels: Readonly<Record<string, string>> | undefined, ref: DeviceRef): boolean {
-  const owner = deviceOf(labels);
-  return owner !== undefined && owner.name === ref.name && owner.namespace === ref.namespace;
 }
 
 /**

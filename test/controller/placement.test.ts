@@ -1,6 +1,7 @@
 import test from 'ava';
 import { place, type PlacementPolicy, type PlacementRequest } from '../../controller/scheduling/placement.ts';
-import { candidateNode, requestsByNode, type CandidateNode } from '../../controller/scheduling/candidates.ts';
+import { candidateNode, type CandidateNode } from '../../controller/scheduling/candidates.ts';
+import { PodIndex } from '../../controller/scheduling/pod-index.ts';
 import { distanceKm } from '../../controller/scheduling/distance.ts';
 
 const Mi = 2 ** 20;
@@ -94,11 +95,13 @@ test('a device on a node that became unavailable moves at once, cooldown or not'
 test('a candidate node is allocatable minus requests, lowered to what shifud measured', (t) => {
   const k8sNode = { metadata: { name: 'n' }, status: { allocatable: { cpu: '2', memory: '4Gi' }, conditions: [{ type: 'Ready', status: 'True' }] } };
   const pods = [
-    { spec: { nodeName: 'n', containers: [{ name: 'a', resources: { requests: { cpu: '500m', memory: '1Gi' } } }] }, status: { phase: 'Running' } },
-    { spec: { nodeName: 'n', containers: [{ name: 'b', resources: { requests: { cpu: '250m', memory: '512Mi' } } }] }, status: { phase: 'Succeeded' } },
-    { spec: { nodeName: 'other', containers: [{ name: 'c', resources: { requests: { cpu: '1', memory: '1Gi' } } }] } },
+    { metadata: { name: 'a' }, spec: { nodeName: 'n', containers: [{ name: 'a', resources: { requests: { cpu: '500m', memory: '1Gi' } } }] }, status: { phase: 'Running' } },
+    { metadata: { name: 'b' }, spec: { nodeName: 'n', containers: [{ name: 'b', resources: { requests: { cpu: '250m', memory: '512Mi' } } }] }, status: { phase: 'Succeeded' } },
+    { metadata: { name: 'c' }, spec: { nodeName: 'other', containers: [{ name: 'c', resources: { requests: { cpu: '1', memory: '1Gi' } } }] } },
   ];
-  const used = requestsByNode(pods);
+  const index = new PodIndex('deviceshifu');
+  for (const pod of pods) index.upsert(pod);
+  const used = { get: (name: string) => index.requestsOn(name) };
   const clock = { now: Date.parse('2026-11-22T10:01:00Z'), staleMs: 120_000, requireEdgeNode: false };
   t.like(candidateNode(k8sNode as never, undefined, used.get('n'), clock), { name: 'n', freeMemory: 3 * Gi, freeCpuMillis: 1500, unavailable: undefined });
   const edge = { spec: { location: { zone: 'z' } }, status: { free: { memory: '2Gi', cpu: '3' }, lastHeartbeatTime: '2026-11-22T10:00:00Z' } };
