@@ -115,13 +115,17 @@ function checkPositionals(command: CommandSpec, positionals: readonly string[]):
 
 /** Parses what follows the command words; UsageError on anything the command does not take. */
 export function parseInvocation(command: CommandSpec, rest: readonly string[]): Invocation {
-  const options = { ...GLOBAL_OPTIONS, ...command.options };
+  // `default` is for the help only: a command applies its own default, so it can tell "not given"
+  const options = Object.fromEntries(Object.entries({ ...GLOBAL_OPTIONS, ...command.options }).map(([name, o]) => [name, {
+    type: o.type, ...(o.short === undefined ? {} : { short: o.short }), ...(o.multiple === undefined ? {} : { multiple: o.multiple }),
+  }]));
   if (wantsHelp(rest)) return { command, values: {}, positionals: [], output: command.outputs?.[0] ?? '', help: true };
   let parsed: { values: Record<string, OptionValue>; positionals: string[] };
   try {
     parsed = parseArgs({ args: [...rest], options, allowPositionals: true, strict: true }) as typeof parsed;
   } catch (err) {
     // parseArgs' messages name the option ("Unknown option '--foo'", "Option '--port <value>' argument missing")
+    if (!String((err as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS')) throw err;
     throw new UsageError((err as Error).message, command.name);
   }
   checkPositionals(command, parsed.positionals);

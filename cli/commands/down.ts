@@ -16,7 +16,7 @@ export const spec: CommandSpec = {
   details: ['A stack started by `npm start` or `edgeshifu up --foreground` also stops with Ctrl-C in its terminal.'],
   positionals: [],
   options: {
-    dir: { type: 'string', value: 'folder', default: '.edgeshifu/local', description: 'the stack\'s folder, as given to `up`' },
+    dir: { type: 'string', value: 'folder', default: 'as for up', description: 'the stack\'s folder, as given to `up`' },
     timeout: { type: 'string', value: 'seconds', default: '90', description: 'how long to wait for a clean stop before killing it' },
   },
   examples: ['edgeshifu down'],

@@ -24,7 +24,7 @@ export const spec: CommandSpec = {
   positionals: [],
   options: {
     port: { type: 'string', value: 'port', default: String(DEFAULT_STACK_PORT), description: 'the controller\'s port on 127.0.0.1 (edgeMap)' },
-    dir: { type: 'string', value: 'folder', default: '.edgeshifu/local', description: 'the stack\'s folder: kubeconfig, logs, state (emptied first)' },
+    dir: { type: 'string', value: 'folder', default: '$EDGESHIFU_HOME/local, else .edgeshifu/local in the repository', description: 'the stack\'s folder: kubeconfig, logs, state (emptied first)' },
     foreground: { type: 'boolean', description: 'run in this terminal until Ctrl-C, as npm start does' },
     timeout: { type: 'string', value: 'seconds', default: '1800', description: 'how long to wait for the stack (the first run builds the control plane)' },
   },

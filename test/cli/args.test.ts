@@ -42,6 +42,7 @@ test('parseInvocation reads options, repeated options and the output format', (t
   t.is(invocation.output, 'json');
   t.false(invocation.help);
   t.is(parseInvocation(spec('status'), []).output, 'text', 'the first output is the default');
+  t.is(parseInvocation(spec('up'), []).values.dir, undefined, 'a default in the help is not applied by the parser: the command tells "not given"');
 });
 
 const usageErrors: readonly [string, string[], RegExp][] = [

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { freePort } from '../support/controlplane/ports.ts';
-import { cliEnv, edgeshifu, shown } from './run.ts';
+import { cliEnv, EMPTY_HOME, edgeshifu, shown } from './run.ts';
 
 const usage: readonly [string[], RegExp][] = [
   [[], /^edgeshifu: no command given\n\nedgeshifu: the local edge stack/],
@@ -53,7 +53,8 @@ test('npx edgeshifu runs the package\'s bin', async (t) => {
 });
 
 test('without any kubeconfig the CLI says where it looked and how to get one', async (t) => {
-  const result = await edgeshifu(['device', 'list']);
+  // an empty HOME: no ~/.kube/config of this machine either
+  const result = await edgeshifu(['device', 'list'], { HOME: EMPTY_HOME });
   t.is(result.code, 1, shown(result));
   t.is(result.stderr, 'edgeshifu: no kubeconfig found: start the local stack with `edgeshifu up`, set KUBECONFIG, or pass --kubeconfig <file>\n');
   const missing = await edgeshifu(['status', '--kubeconfig', '/nonexistent/config']);
