@@ -94,3 +94,19 @@ test('a controller that does not answer exits 1, saying where its address came f
   t.is(result.code, 1, shown(result));
   t.is(result.stderr, `edgeshifu: the controller at http://127.0.0.1:${String(port)} (from $EDGESHIFU_CONTROLLER) does not answer: connect ECONNREFUSED 127.0.0.1:${String(port)}. Is it running? Pass --controller with its address.\n`);
 });
+
+test('the CLI also runs from its bundle (npm run build:cli), and `up` there says it needs the source tree', async (t) => {
+  const run = (command: string, args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> => new Promise((resolve) => {
+    execFile(command, args, { env: cliEnv(), maxBuffer: 16 << 20 }, (error, stdout, stderr) => {
+      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr });
+    });
+  });
+  const built = await run('npm', ['run', '--silent', 'build:cli']);
+  t.is(built.code, 0, built.stderr);
+  const help = await run(process.execPath, ['dist/cli/cli.js', 'device', 'add', '--help']);
+  t.is(help.code, 0, help.stderr);
+  t.regex(help.stdout, /usage: edgeshifu device add/);
+  const up = await run(process.execPath, ['dist/cli/cli.js', 'up']);
+  t.is(up.code, 1, up.stderr);
+  t.regex(up.stderr, /edgeshifu up runs the local stack from a source checkout after `npm ci`: test\/support\/localstack\/stack.ts is missing/);
+});
