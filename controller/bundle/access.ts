@@ -1,6 +1,7 @@
-// What a deviceShifu may do with the API: read its own EdgeDevice and write its status, nothing
-// else (seed 004, "minimum privileges"). A ServiceAccount in the deviceShifu namespace, and a
-// Role + RoleBinding limited by resourceNames in the device's namespace (pure).
+// What a deviceShifu may do with the API: read its own EdgeDevice and write its status, and read
+// the TelemetryServices of its device's namespace that its telemetries push to, nothing else (seed
+// 004, "minimum privileges"). A ServiceAccount in the deviceShifu namespace, and a Role +
+// RoleBinding in the device's namespace, limited by resourceNames where the names are known (pure).
 import type { V1Role, V1RoleBinding, V1ServiceAccount } from '@kubernetes/client-node';
 import { GROUP } from '../../shared/crds/resources.ts';
 import { bundleLabels, bundleNames, type DeviceRef } from './names.ts';
@@ -18,6 +19,8 @@ export function deviceShifuRole(device: DeviceRef): V1Role {
       // list/watch with resourceNames work with a metadata.name field selector
       { apiGroups: [GROUP], resources: ['edgedevices'], resourceNames: [device.name], verbs: ['get', 'list', 'watch'] },
       { apiGroups: [GROUP], resources: ['edgedevices/status'], resourceNames: [device.name], verbs: ['get', 'patch'] },
+      // named by the ConfigMap's pushSettings, which the controller does not read: get by name only, no list
+      { apiGroups: [GROUP], resources: ['telemetryservices'], verbs: ['get'] },
     ],
   };
 }

@@ -1,21 +1,14 @@
 // Where a telemetry result goes (pure): Shifu's TelemetryService (endpoint + serviceSettings, with
 // its misspelled `telemetrySeriveEndpoint`), or a URL written straight into
 // telemetryCollectionService. HTTP and MQTT are pushed to directly; SQL and MinIO are not supported.
+import type { TelemetryServiceSpec } from '../../shared/crds/telemetryservice.ts';
 import { EdgeshifuError } from '../../shared/errors.ts';
 
 export type PushTarget =
   | { readonly kind: 'http'; readonly url: string; readonly username?: string; readonly password?: string }
   | { readonly kind: 'mqtt'; readonly url: string; readonly topic: string; readonly username?: string; readonly password?: string };
 
-export interface TelemetryServiceSpec {
-  readonly telemetrySeriveEndpoint?: string;
-  readonly serviceSettings?: {
-    readonly HTTPSetting?: { readonly username?: string; readonly password?: string };
-    readonly MQTTSetting?: { readonly MQTTServerAddress?: string; readonly MQTTTopic?: string; readonly MQTTServerUserName?: string; readonly MQTTServerPassword?: string };
-    readonly SQLSetting?: unknown;
-    readonly MinIOSetting?: unknown;
-  };
-}
+export type { TelemetryServiceSpec };
 
 function credentials(username: string | undefined, password: string | undefined): { username?: string; password?: string } {
   return { ...(username ? { username } : {}), ...(password ? { password } : {}) };

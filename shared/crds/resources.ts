@@ -5,6 +5,7 @@ import type { V1ObjectMeta } from '@kubernetes/client-node';
 import { EdgeDeviceSpec, EdgeDeviceStatus } from './edgedevice.ts';
 import { EdgeNodeSpec, EdgeNodeStatus } from './edgenode.ts';
 import { FederationSpec, FederationStatus } from './federation.ts';
+import { TelemetryServiceSpec, TelemetryServiceStatus } from './telemetryservice.ts';
 import { DroneFederatedDeploymentSpec, DroneFederatedDeploymentStatus, HostRequestSpec, HostRequestStatus, OffloadRequestSpec, OffloadRequestStatus } from './drone.ts';
 
 export const GROUP = 'shifu.edgenesis.io';
@@ -143,7 +144,24 @@ export const HOST_REQUEST: ResourceDefinition = {
   ],
 };
 
-export const RESOURCES: readonly ResourceDefinition[] = [EDGE_DEVICE, EDGE_NODE, FEDERATION, DRONE_FEDERATED_DEPLOYMENT, OFFLOAD_REQUEST, HOST_REQUEST];
+export const TELEMETRY_SERVICE: ResourceDefinition = {
+  kind: 'TelemetryService',
+  plural: 'telemetryservices',
+  singular: 'telemetryservice',
+  shortNames: [],
+  scope: 'Namespaced',
+  description: 'Where deviceShifu pushes telemetry results: an HTTP endpoint or an MQTT topic (Shifu-compatible).',
+  spec: TelemetryServiceSpec,
+  status: TelemetryServiceStatus,
+  printerColumns: [
+    { name: 'Endpoint', type: 'string', jsonPath: '.spec.telemetrySeriveEndpoint' },
+    { name: 'Broker', type: 'string', jsonPath: '.spec.serviceSettings.MQTTSetting.MQTTServerAddress' },
+    { name: 'Topic', type: 'string', jsonPath: '.spec.serviceSettings.MQTTSetting.MQTTTopic' },
+    AGE,
+  ],
+};
+
+export const RESOURCES: readonly ResourceDefinition[] = [EDGE_DEVICE, EDGE_NODE, FEDERATION, DRONE_FEDERATED_DEPLOYMENT, OFFLOAD_REQUEST, HOST_REQUEST, TELEMETRY_SERVICE];
 
 /** A custom object as the API returns it. */
 export interface CustomObject<Spec, Status> {

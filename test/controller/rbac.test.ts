@@ -44,6 +44,7 @@ const CLUSTER_WIDE = [
   'pods [] [] [get list watch]',
   'rolebindings.rbac.authorization.k8s.io [] [] [get create patch delete]',
   'roles.rbac.authorization.k8s.io [] [] [get create patch delete]',
+  'telemetryservices.shifu.edgenesis.io [] [] [get]',
 ];
 
 test.serial('the controller ServiceAccount holds exactly the grants it uses, namespace by namespace', async (t) => {

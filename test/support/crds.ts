@@ -5,7 +5,7 @@ import { kubectl } from './kubectl.ts';
 import type { Kube } from './cluster.ts';
 
 export const CRD_DIR = fileURLToPath(new URL('../../manifests/crds/', import.meta.url));
-export const CRD_NAMES = ['edgedevices', 'edgenodes', 'federations', 'dronefederateddeployments', 'offloadrequests', 'hostrequests'].map((p) => `${p}.shifu.edgenesis.io`);
+export const CRD_NAMES = ['edgedevices', 'edgenodes', 'federations', 'dronefederateddeployments', 'offloadrequests', 'hostrequests', 'telemetryservices'].map((p) => `${p}.shifu.edgenesis.io`);
 
 const installed = new WeakMap<Kube, Promise<void>>();
 
