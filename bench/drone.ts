@@ -1,27 +1,37 @@
 // DRONE benchmark (issue 7): real aedes brokers on loopback, one per cluster, joined by relays
-// (line and random topologies), agents in this process. For each federation size: time from a
-// job's advertisement to agreement (the origin sends its OffloadRequests) and to placement (every
-// host ACKed), p50/p99 over many jobs, and messages per job (agent publishes and relay forwards).
-// Baseline of the same run: one publish→deliver hop on one aedes broker. Anchor: the thesis
-// (ch. 8) measured ≈4–5 ms for 3 nodes and ≈60 ms for 15 clusters. Placement quality: the
+// (line and random topologies). The clusters (broker, relay, agent) run in BENCH_PROCESSES child
+// processes, round-robin (bench/drone-worker.ts), so that one process is not the bottleneck; rows
+// with "1 process" run them all in this process as the baseline. For each federation size: time
+// from a job's advertisement to agreement (the origin sends its OffloadRequests) and to placement
+// (every host ACKed), p50/p99 over many jobs, and messages per job (agent publishes and relay
+// forwards). Baseline of the same run: one publish→deliver hop on one aedes broker. Anchor: the
+// thesis (ch. 8) measured ≈4–5 ms for 3 nodes and ≈60 ms for 15 clusters. Placement quality: the
 // auction against the best placement, by enumeration, on small instances (pure core, no broker).
-// Run: npm run bench:drone   Bounded: each size stops after BENCH_JOBS jobs or BENCH_SECONDS s.
+// Run: npm run bench:drone   Bounded: each row stops after BENCH_JOBS jobs or BENCH_SECONDS s.
+// BENCH_SIZES picks sizes, BENCH_ROWS picks rows (e.g. "15:random:sealed,100:random:sealed"),
+// BENCH_BASELINE_SIZES the sizes that also get an in-process row (default 15,100).
+import { fork } from 'node:child_process';
+import { availableParallelism, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import { EmbeddedBroker } from '../shared/bus/broker.ts';
 import { broadcastTopic } from '../shared/bus/topics.ts';
 import { droneBusClient } from '../controller/drone/bus.ts';
 import { droneCodec } from '../controller/drone/messages/index.ts';
-import type { DroneEvent } from '../controller/drone/agent-core.ts';
-import { startFederation, waitForAdverts, type FederatedCluster } from '../test/drone/support/federation.ts';
 import { password, user } from '../test/drone/support/brokers.ts';
 import { prng } from '../test/drone/support/network.ts';
+import { BenchGroup, type Counts, type GroupSpec, type RunResult } from './drone-group.ts';
 import { placementQuality } from './drone-quality.ts';
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 100);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const SIZES = (process.env.BENCH_SIZES ?? '2,5,10,15,30,50,100').split(',').map(Number);
+const ROWS = process.env.BENCH_ROWS?.split(',').filter((r) => r !== '');
+const PROCESSES = Number(process.env.BENCH_PROCESSES ?? Math.min(availableParallelism(), 4));
+const BASELINE_SIZES = (process.env.BENCH_BASELINE_SIZES ?? '15,100').split(',').filter((x) => x !== '').map(Number);
+const QOS = process.env.BENCH_QOS === undefined ? undefined : (Number(process.env.BENCH_QOS) as 0 | 1);
+const SIGNATURES = process.env.BENCH_SIGNATURES === '1';
 const THESIS_MS: Readonly<Record<number, number>> = { 3: 4.5, 15: 60 };
-const plenty = { cpu: 1_000_000, memory: 10_000_000 };
 
 type Topology = 'one broker' | 'line' | 'random';
 
@@ -70,100 +80,128 @@ async function brokerHop(): Promise<number> {
   return percentile(times, 50);
 }
 
-interface Row { n: number; topology: Topology; mode: 'open' | 'sealed'; jobs: number; failed: number; reasons: string[]; agreeP50: number; agreeP99: number; placeP50: number; placeP99: number; msgsPerJob: number; relayedPerJob: number }
+interface Row { n: number; topology: Topology; mode: 'open' | 'sealed'; processes: number; load: number; jobs: number; failed: number; reasons: string[]; agreeP50: number; agreeP99: number; placeP50: number; placeP99: number; msgsPerJob: number; relayedPerJob: number; cpuMsPerJob: number }
 
-async function shared(n: number, stops: Array<() => Promise<void> | void>): Promise<string> {
-  const ids = Array.from({ length: n }, (_, i) => `c${i}`);
-  const broker = new EmbeddedBroker({ owner: 'c0', host: '127.0.0.1', port: 0, users: ids.map(user) });
-  const { url } = await broker.start();
-  stops.push(() => broker.stop());
-  return url;
+/** What bench/drone.ts needs of a group, whether it runs here or in a child process. */
+interface Group {
+  startBrokers(): Promise<Record<string, string>>;
+  start(urls: Record<string, string>): Promise<void>;
+  waitAdverts(timeoutMs: number): Promise<void>;
+  counts(): Promise<Counts>;
+  run(jobs: number, seconds: number): Promise<RunResult>;
+  stop(): Promise<void>;
 }
 
-function decision(cluster: FederatedCluster, app: string): Promise<DroneEvent> {
-  return new Promise((resolve) => {
-    const listener = (e: DroneEvent): void => {
-      if ((e.type === 'placed' || e.type === 'failed') && e.app === app) {
-        cluster.agent.off('decision', listener);
-        resolve(e);
-      }
-    };
-    cluster.agent.on('decision', listener);
+function local(spec: GroupSpec): Group {
+  const g = new BenchGroup(spec);
+  return { startBrokers: () => g.startBrokers(), start: (urls) => g.start(urls), waitAdverts: (ms) => g.waitAdverts(ms), counts: () => Promise.resolve(g.counts()), run: (j, s) => g.run(j, s), stop: () => g.stop() };
+}
+
+/** A group in a child process (bench/drone-worker.ts), called over IPC. */
+function remote(spec: GroupSpec): Group {
+  const child = fork(fileURLToPath(new URL('./drone-worker.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  let next = 0;
+  child.on('message', (m: { id: number; result?: unknown; error?: string }) => {
+    const w = waiting.get(m.id);
+    waiting.delete(m.id);
+    if (m.error !== undefined) w?.reject(new Error(m.error));
+    else w?.resolve(m.result);
   });
+  child.on('exit', (code) => { for (const w of waiting.values()) w.reject(new Error(`a benchmark worker exited (${code})`)); waiting.clear(); });
+  const call = <T>(method: string, ...args: unknown[]): Promise<T> => new Promise<T>((resolve, reject) => {
+    next += 1;
+    waiting.set(next, { resolve: resolve as (v: unknown) => void, reject });
+    child.send({ id: next, method, args });
+  });
+  const init = call('init', spec);
+  return {
+    startBrokers: async () => { await init; return call('startBrokers'); },
+    start: (urls) => call('start', urls),
+    waitAdverts: (ms) => call('waitAdverts', ms),
+    counts: () => call('counts'),
+    run: (j, s) => call('run', j, s),
+    stop: async () => {
+      await call('stop');
+      const gone = new Promise<void>((resolve) => { child.once('exit', () => { resolve(); }); });
+      child.disconnect();
+      await gone;
+    },
+  };
 }
 
-async function measure(n: number, topology: Topology, mode: 'open' | 'sealed'): Promise<Row> {
-  const stops: Array<() => Promise<void> | void> = [];
+async function total(groups: readonly Group[]): Promise<Counts> {
+  const all = await Promise.all(groups.map((g) => g.counts()));
+  return all.reduce((s, c) => ({ msgs: s.msgs + c.msgs, relayed: s.relayed + c.relayed, cpuMs: s.cpuMs + c.cpuMs }), { msgs: 0, relayed: 0, cpuMs: 0 });
+}
+
+async function measure(n: number, topology: Topology, mode: 'open' | 'sealed', processes: number): Promise<Row> {
   const ids = Array.from({ length: n }, (_, i) => `c${i}`);
-  const url = topology === 'one broker' ? await shared(n, stops) : undefined;
-  const agreedAt = new Map<string, number>();
-  const clusters = await startFederation({
-    ids, mode, edges: edges(n, topology, n), free: (id) => (id === 'c0' ? { cpu: 0, memory: 0 } : plenty), maxHops: n,
-    relays: topology !== 'one broker', ...(url === undefined ? {} : { brokerUrl: () => url }),
-    tap: (cluster, _topic, body) => { if (cluster === 'c0' && body.kind === 'offload-request' && !agreedAt.has(body.app)) agreedAt.set(body.app, performance.now()); },
-  }, (fn) => { stops.push(fn); });
+  const relays = topology !== 'one broker';
+  // Round-robin, so that the origin's neighbours and the clusters along every path spread over the processes.
+  const count = relays ? Math.max(1, Math.min(processes, n)) : 1;
+  const specs: GroupSpec[] = Array.from({ length: count }, (_, g) => ({ ids, hosted: ids.filter((_, i) => i % count === g), edges: edges(n, topology, n), mode, relays, maxHops: n, ...(QOS === undefined ? {} : { qos: QOS }), signatures: SIGNATURES }));
+  const groups = specs.map((spec) => (processes <= 1 ? local(spec) : remote(spec)));
   try {
-    await waitForAdverts(clusters, ids.slice(1), 120_000);
-    const origin = clusters.get('c0');
-    if (origin === undefined) throw new Error('no origin');
-    const agree: number[] = [];
-    const place: number[] = [];
-    let failed = 0;
-    const reasons = new Set<string>();
-    const count = (): { msgs: number; relayed: number } => [...clusters.values()].reduce((s, c) => ({ msgs: s.msgs + c.agent.published, relayed: s.relayed + (c.relay?.forwarded ?? 0) }), { msgs: 0, relayed: 0 });
-    const before = count();
-    const deadline = performance.now() + SECONDS * 1000;
-    let jobs = 0;
-    for (; jobs < JOBS && performance.now() < deadline; jobs += 1) {
-      const app = `job-${jobs}`;
-      const done = decision(origin, app);
-      const t0 = performance.now();
-      origin.agent.submit({ app, origin: 'c0', components: [{ name: 'api', image: 'i', resources: { cpu: 500, memory: 512 } }, { name: 'db', image: 'i', resources: { cpu: 500, memory: 512 } }] });
-      const outcome = await done;
-      const t1 = performance.now();
-      if (outcome.type === 'failed') {
-        failed += 1;
-        reasons.add(outcome.reason.replace(/job-\d+/g, 'job-N'));
-      }
-      else {
-        place.push(t1 - t0);
-        agree.push((agreedAt.get(app) ?? t1) - t0);
-      }
-    }
-    const after = count();
+    const urls: Record<string, string> = {};
+    for (const part of await Promise.all(groups.map((g) => g.startBrokers()))) Object.assign(urls, part);
+    for (const g of groups) await g.start(urls);
+    await Promise.all(groups.map((g) => g.waitAdverts(120_000)));
+    const before = await total(groups);
+    const load = loadavg()[0] ?? 0;
+    const r = await (groups[0] as Group).run(JOBS, SECONDS);
+    const after = await total(groups);
     return {
-      n, topology, mode, jobs, failed, reasons: [...reasons].slice(0, 3), agreeP50: percentile(agree, 50), agreeP99: percentile(agree, 99), placeP50: percentile(place, 50), placeP99: percentile(place, 99),
-      msgsPerJob: (after.msgs - before.msgs) / Math.max(1, jobs), relayedPerJob: (after.relayed - before.relayed) / Math.max(1, jobs),
+      n, topology, mode, processes: processes <= 1 ? 1 : groups.length, load, jobs: r.jobs, failed: r.failed, reasons: r.reasons,
+      agreeP50: percentile(r.agree, 50), agreeP99: percentile(r.agree, 99), placeP50: percentile(r.place, 50), placeP99: percentile(r.place, 99),
+      msgsPerJob: (after.msgs - before.msgs) / Math.max(1, r.jobs), relayedPerJob: (after.relayed - before.relayed) / Math.max(1, r.jobs),
+      cpuMsPerJob: (after.cpuMs - before.cpuMs) / Math.max(1, r.jobs),
     };
   } finally {
-    for (const stop of stops.reverse()) await stop();
+    for (const g of groups) await g.stop();
   }
 }
+
+type Plan = [number, Topology, 'open' | 'sealed', number];
 
 function line(row: Row, hop: number): string {
   const thesis = THESIS_MS[row.n];
   const vsThesis = thesis === undefined ? '' : `  vs thesis ${thesis} ms: ×${(row.agreeP50 / thesis).toFixed(2)}`;
-  return `${String(row.n).padStart(3)} clusters ${row.topology.padEnd(10)} ${row.mode.padEnd(6)} jobs ${String(row.jobs).padStart(3)} (failed ${row.failed})  agreement p50 ${row.agreeP50.toFixed(2)} ms p99 ${row.agreeP99.toFixed(2)} ms  placed p50 ${row.placeP50.toFixed(2)} ms p99 ${row.placeP99.toFixed(2)} ms  `
-    + `msgs/job ${row.msgsPerJob.toFixed(1)} relayed/job ${row.relayedPerJob.toFixed(1)}  agreement/hop ×${(row.agreeP50 / hop).toFixed(1)}${vsThesis}`
+  return `${String(row.n).padStart(3)} clusters ${row.topology.padEnd(10)} ${row.mode.padEnd(6)} ${row.processes} proc  load ${row.load.toFixed(1)}  jobs ${String(row.jobs).padStart(3)} (failed ${row.failed})  agreement p50 ${row.agreeP50.toFixed(2)} ms p99 ${row.agreeP99.toFixed(2)} ms  placed p50 ${row.placeP50.toFixed(2)} ms p99 ${row.placeP99.toFixed(2)} ms  `
+    + `msgs/job ${row.msgsPerJob.toFixed(1)} relayed/job ${row.relayedPerJob.toFixed(1)}  cpu/job ${row.cpuMsPerJob.toFixed(1)} ms  agreement/hop ×${(row.agreeP50 / hop).toFixed(1)}${vsThesis}`
     + (row.reasons.length === 0 ? '' : `  failures: ${row.reasons.join(' | ')}`);
 }
 
+function plan(): Plan[] {
+  const rows: Plan[] = [
+    [3, 'one broker', 'open', 1], [3, 'one broker', 'sealed', 1], [3, 'line', 'open', PROCESSES],
+    ...SIZES.flatMap((n): Plan[] => [
+      [n, 'line', 'open', PROCESSES], [n, 'random', 'open', PROCESSES], [n, 'random', 'sealed', PROCESSES],
+      ...(BASELINE_SIZES.includes(n) && PROCESSES > 1 ? [[n, 'random', 'open', 1], [n, 'random', 'sealed', 1]] as Plan[] : []),
+    ]),
+  ];
+  if (ROWS === undefined) return rows;
+  return rows.filter(([n, topology, mode, procs]) => ROWS.some((r) => {
+    const [rn, rt, rm, rp] = r.split(':');
+    return Number(rn) === n && rt === topology && rm === mode && (rp === undefined || Number(rp) === procs);
+  }));
+}
+
 async function main(): Promise<void> {
+  console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}, ${availableParallelism()} cores, ${PROCESSES} processes, QoS ${QOS ?? 'default'}, signatures ${SIGNATURES ? 'on' : 'off'}`);
   const hop = await brokerHop();
   console.log(`baseline: one publish→deliver hop on aedes (loopback) p50 ${hop.toFixed(3)} ms`);
   const rows: Row[] = [];
-  const plan: Array<[number, Topology, 'open' | 'sealed']> = [
-    [3, 'one broker', 'open'], [3, 'one broker', 'sealed'], [3, 'line', 'open'],
-    ...SIZES.flatMap((n): Array<[number, Topology, 'open' | 'sealed']> => [[n, 'line', 'open'], [n, 'random', 'open'], [n, 'random', 'sealed']]),
-  ];
-  for (const [n, topology, mode] of plan) {
-    const row = await measure(n, topology, mode);
+  for (const [n, topology, mode, processes] of plan()) {
+    const row = await measure(n, topology, mode, processes);
     rows.push(row);
     console.log(line(row, hop));
   }
-  const quality = placementQuality(200);
-  for (const q of quality) console.log(`placement quality (${q.mode}, ${q.instances} instances of 3 clusters and 4 jobs): jobs placed ${q.placed} of best ${q.best} (×${(q.placed / q.best).toFixed(3)}), optimal in ${(100 * q.optimal / q.instances).toFixed(0)}% of instances`);
-  console.log(JSON.stringify({ baselineHopMs: hop, rows, quality }));
+  if (process.env.BENCH_QUALITY !== '0') {
+    const quality = placementQuality(200);
+    for (const q of quality) console.log(`placement quality (${q.mode}, ${q.instances} instances of 3 clusters and 4 jobs): jobs placed ${q.placed} of best ${q.best} (×${(q.placed / q.best).toFixed(3)}), optimal in ${(100 * q.optimal / q.instances).toFixed(0)}% of instances`);
+  }
+  console.log(JSON.stringify({ baselineHopMs: hop, rows }));
 }
 
 await main();

@@ -1,11 +1,12 @@
 // A federation on real brokers: each cluster has its own broker (aedes by default, or any URL
 // such as a Mosquitto), its agent on it, and a relay pushing federation traffic to the brokers
 // of its neighbours. Used by the federation tests and the benchmark.
+import type { BusClient, BusOptions } from '../../../shared/bus/client.ts';
 import { FederationRelay, type Neighbour } from '../../../shared/bus/relay.ts';
 import { DroneAgent, type DroneBus } from '../../../controller/drone/agent.ts';
 import { DEFAULT_TIMERS, type DroneConfig, type DroneEvent, type Timers } from '../../../controller/drone/agent-core.ts';
 import { asDroneBus, droneBusClient } from '../../../controller/drone/bus.ts';
-import { DRONE_SCHEMAS, droneCodec, type DroneBody } from '../../../controller/drone/messages/index.ts';
+import { DRONE_SCHEMAS, droneCodec, type DroneBody, type DroneMessage } from '../../../controller/drone/messages/index.ts';
 import { envelopeCodec } from '../../../shared/bus/codec.ts';
 import type { Envelope } from '../../../shared/bus/envelope.ts';
 import type { Resources } from '../../../controller/drone/model.ts';
@@ -15,11 +16,14 @@ import { password, startAedes } from './brokers.ts';
 
 export type Cleanup = (fn: () => Promise<void> | void) => void;
 
+/** What tests and the benchmark use of a relay. */
+export type RelayHandle = Pick<FederationRelay<Envelope>, 'forwarded' | 'linksUp' | 'stop'>;
+
 export interface FederatedCluster {
   readonly id: string;
   readonly url: string;
   readonly agent: DroneAgent;
-  readonly relay?: FederationRelay<Envelope>;
+  readonly relay?: RelayHandle;
   readonly decisions: DroneEvent[];
   readonly broker?: EmbeddedBroker;
 }
@@ -39,6 +43,12 @@ export interface FederationSpec {
   readonly timers?: Partial<Timers>;
   /** Sees every message an agent publishes (the benchmark times agreement with it). */
   readonly tap?: (cluster: string, topic: string, body: DroneBody) => void;
+  /** false: the relay has a connection of its own to the cluster's broker, instead of sharing the agent's (default true). */
+  readonly sharedConnection?: boolean;
+  /** More options for each cluster's bus clients (agent and relay): QoS, keyring. The relay takes only the QoS. */
+  readonly bus?: (id: string) => Pick<BusOptions, 'qos' | 'keyring'>;
+  /** The clusters whose relays and agents run here (default: all); the others run elsewhere, e.g. in another process, and `brokerUrl` names their brokers. */
+  readonly hosted?: readonly string[];
 }
 
 const codec = droneCodec();
@@ -55,12 +65,14 @@ export function neighboursOf(id: string, edges: FederationSpec['edges']): string
 
 async function brokers(spec: FederationSpec, cleanup: Cleanup): Promise<Map<string, { url: string; broker?: EmbeddedBroker }>> {
   const out = new Map<string, { url: string; broker?: EmbeddedBroker }>();
+  const hosted = new Set(spec.hosted ?? spec.ids);
   for (const id of spec.ids) {
     const external = spec.brokerUrl?.(id);
     if (external !== undefined) {
       out.set(id, { url: external });
       continue;
     }
+    if (!hosted.has(id)) throw new Error(`cluster ${id} runs elsewhere: give its broker URL`);
     const b = await startAedes(id, spec.ids);
     cleanup(() => b.broker.stop());
     out.set(id, { url: b.url, broker: b.broker });
@@ -68,28 +80,38 @@ async function brokers(spec: FederationSpec, cleanup: Cleanup): Promise<Map<stri
   return out;
 }
 
+interface Links { readonly client: BusClient<DroneMessage>; readonly relay?: RelayHandle }
+
+/** A cluster's bus client and its relay: sharing one connection to the cluster's broker unless `sharedConnection` is false. */
+async function connect(spec: FederationSpec, id: string, urls: Map<string, { url: string }>, cleanup: Cleanup): Promise<Links> {
+  const url = urls.get(id)?.url ?? '';
+  const shared = spec.sharedConnection !== false && spec.relays !== false;
+  const extra = spec.bus?.(id) ?? {};
+  const client = droneBusClient({ url, cluster: id, username: id, password: password(id), link: 'agent', backoff: { initialMs: 50, maxMs: 500 }, ignoreOwn: !shared, ...extra }, codec);
+  cleanup(() => client.stop());
+  await client.start();
+  if (spec.relays === false) return { client };
+  const neighbours: Neighbour[] = neighboursOf(id, spec.edges).map((n) => ({ cluster: n, url: urls.get(n)?.url ?? '', username: id, password: password(id) }));
+  const common = { cluster: id, neighbours, ...(spec.maxHops === undefined ? {} : { maxHops: spec.maxHops }), ...(extra.qos === undefined ? {} : { qos: extra.qos }) };
+  const relay = shared
+    ? new FederationRelay<DroneMessage>({ ...common, local: client }, codec)
+    : new FederationRelay<Envelope>({ ...common, local: { url, username: id, password: password(id), ...(extra.qos === undefined ? {} : { qos: extra.qos }) } }, relayCodec);
+  cleanup(() => relay.stop());
+  await relay.start();
+  return { client, relay };
+}
+
 export async function startFederation(spec: FederationSpec, cleanup: Cleanup): Promise<Map<string, FederatedCluster>> {
   const urls = await brokers(spec, cleanup);
-  const relays = new Map<string, FederationRelay<Envelope>>();
-  if (spec.relays !== false) {
-    for (const id of spec.ids) {
-      const neighbours: Neighbour[] = neighboursOf(id, spec.edges).map((n) => ({ cluster: n, url: urls.get(n)?.url ?? '', username: id, password: password(id) }));
-      const relay = new FederationRelay<Envelope>({ cluster: id, local: { url: urls.get(id)?.url ?? '', username: id, password: password(id) }, neighbours, ...(spec.maxHops === undefined ? {} : { maxHops: spec.maxHops }) }, relayCodec);
-      cleanup(() => relay.stop());
-      await relay.start();
-      relays.set(id, relay);
-    }
-    for (const [id, relay] of relays) {
-      const want = neighboursOf(id, spec.edges).length;
-      await waitFor(`relay links of ${id}`, () => (relay.linksUp() === want ? true : undefined), { timeoutMs: 20_000 });
-    }
+  const hosted = spec.hosted ?? spec.ids;
+  const links = new Map<string, Links>();
+  for (const id of hosted) links.set(id, await connect(spec, id, urls, cleanup));
+  for (const [id, { relay }] of links) {
+    const want = neighboursOf(id, spec.edges).length;
+    if (relay !== undefined) await waitFor(`relay links of ${id}`, () => (relay.linksUp() === want ? true : undefined), { timeoutMs: 20_000 });
   }
   const clusters = new Map<string, FederatedCluster>();
-  for (const id of spec.ids) {
-    const url = urls.get(id)?.url ?? '';
-    const client = droneBusClient({ url, cluster: id, username: id, password: password(id), link: 'agent', backoff: { initialMs: 50, maxMs: 500 }, ignoreOwn: true }, codec);
-    cleanup(() => client.stop());
-    await client.start();
+  for (const [id, { client, relay }] of links) {
     const agent = new DroneAgent({
       config: { cluster: id, mode: spec.mode ?? 'open', scalePercent: spec.scalePercent ?? 100, weights: new Map(), ...DEFAULT_TIMERS, ...spec.timers },
       free: spec.free(id),
@@ -98,9 +120,8 @@ export async function startFederation(spec: FederationSpec, cleanup: Cleanup): P
     cleanup(() => { agent.stop(); });
     const decisions: DroneEvent[] = [];
     agent.on('decision', (e) => decisions.push(e));
-    const relay = relays.get(id);
     const broker = urls.get(id)?.broker;
-    clusters.set(id, { id, url, agent, decisions, ...(relay === undefined ? {} : { relay }), ...(broker === undefined ? {} : { broker }) });
+    clusters.set(id, { id, url: urls.get(id)?.url ?? '', agent, decisions, ...(relay === undefined ? {} : { relay }), ...(broker === undefined ? {} : { broker }) });
   }
   for (const c of clusters.values()) await c.agent.start();
   return clusters;
