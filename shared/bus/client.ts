@@ -1,8 +1,9 @@
 // The MQTT bus client every component can use (issue 7, "The bus"): connects with credentials and
 // optional TLS to the embedded broker or any MQTT 3.1.1/5 broker by URL, reconnects with
 // exponential backoff forever (until its AbortSignal), publishes enveloped JSON messages and
-// hands subscribers only messages that are valid for their kind, consistent with their topic
-// and not seen before. Everything else is dropped and counted.
+// hands subscribers only messages that are valid for their kind, consistent with their topic,
+// signed by their sender when a keyring asks for it (signing.ts) and not seen before. Everything
+// else is dropped and counted.
 import { randomUUID } from 'node:crypto';
 import { createConnection } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
@@ -10,10 +11,12 @@ import mqtt, { MqttClient, type IClientOptions } from 'mqtt';
 import { Registry } from 'prom-client';
 import { EdgeshifuError } from '../errors.ts';
 import type { Logger } from '../log.ts';
-import type { DropReason, MessageCodec } from './codec.ts';
+import { frameOf, keyOf, peekKey, type DropReason, type MessageCodec } from './codec.ts';
 import { SeenIds } from './dedup.ts';
 import type { Envelope } from './envelope.ts';
+import { covers, filterOf, matchLevels, type Filter } from './filters.ts';
 import { busMetrics, type BusMetrics } from './metrics.ts';
+import type { Keyring } from './signing.ts';
 import { parseTopic, type TopicInfo } from './topics.ts';
 
 export interface BusTls {
@@ -41,10 +44,34 @@ export interface BusOptions {
   readonly clock?: () => number;
   /** Skip, before decoding, federation messages this cluster wrote itself (its own echoes). Not for relays. */
   readonly ignoreOwn?: boolean;
+  /**
+   * MQTT QoS of publishes and subscriptions, default 0: it halves the packets on every hop (no
+   * PUBACK; measured: about half the CPU per job, bench/drone.ts). With clean sessions QoS 1 adds
+   * little, since the DRONE core resends what is lost (gossip, retries with the same request id);
+   * publishes made while disconnected are queued and sent on reconnection either way.
+   */
+  readonly qos?: 0 | 1;
+  /** Signs what this client publishes and checks what it receives (signing.ts). Relays forward as is. */
+  readonly keyring?: Keyring;
 }
 
 export type Body<M> = M extends unknown ? Omit<M, keyof Envelope | 'kind'> & { kind: M extends { kind: infer K } ? K : never } : never;
-export type Handler<M> = (message: M, topic: TopicInfo) => void;
+/** `payload`: the bytes as received (a relay forwards them without encoding again). */
+export type Handler<M> = (message: M, topic: TopicInfo, payload: Buffer) => void;
+
+export interface HandlerOptions {
+  /**
+   * Check signatures for this handler (default true; only with a keyring). A relay forwards
+   * without checking (its receivers check), so sharing its connection with the agent costs a
+   * verification only for what the agent reads.
+   */
+  readonly verify?: boolean;
+}
+
+interface Route<M> { readonly filters: Filter[]; readonly handler: Handler<M>; readonly verify: boolean }
+
+/** Topics parsed recently: a federation uses few of them, over and over. */
+const TOPIC_CACHE_SIZE = 8192;
 
 export class BusClient<M extends Envelope> {
   private readonly options: BusOptions;
@@ -53,7 +80,11 @@ export class BusClient<M extends Envelope> {
   private readonly metrics: BusMetrics;
   private readonly link: string;
   private readonly clock: () => number;
-  private readonly handlers: Array<{ filters: string[]; handler: Handler<M> }> = [];
+  private readonly handlers: Array<Route<M>> = [];
+  /** What this client asked the broker for (a later filter that one of these covers is not sent again). */
+  private readonly subscriptions: Filter[] = [];
+  private readonly topics = new Map<string, TopicInfo | undefined>();
+  private readonly qos: 0 | 1;
   private client?: MqttClient;
   private delay: number;
   /** The last connection error (no credentials in it), for status and tests. */
@@ -66,6 +97,7 @@ export class BusClient<M extends Envelope> {
     this.link = options.link ?? 'local';
     this.clock = options.clock ?? Date.now;
     this.delay = options.backoff?.initialMs ?? 100;
+    this.qos = options.qos ?? 0;
   }
 
   get connected(): boolean {
@@ -151,32 +183,45 @@ export class BusClient<M extends Envelope> {
     this.delay = Math.min(this.delay * 2, this.options.backoff?.maxMs ?? 10_000);
   }
 
-  /** Subscribes `filters` (QoS 1); throws 'forbidden' when the broker refuses one. */
-  async subscribe(filters: readonly string[], handler: Handler<M>): Promise<void> {
+  /**
+   * Hands `handler` the messages on `filters`, subscribing (at the client's QoS) to those that no
+   * earlier subscription of this client covers; throws 'forbidden' when the broker refuses one.
+   */
+  async subscribe(filters: readonly string[], handler: Handler<M>, options: HandlerOptions = {}): Promise<void> {
     const client = this.requireClient();
-    this.handlers.push({ filters: [...filters], handler });
+    const split = filters.map(filterOf);
+    this.handlers.push({ filters: split, handler, verify: options.verify ?? true });
+    const fresh = filters.filter((_, i) => !this.subscriptions.some((s) => covers(s, split[i] ?? [])));
+    if (fresh.length === 0) return;
+    this.subscriptions.push(...fresh.map(filterOf));
     let grants;
     try {
-      grants = await client.subscribeAsync([...filters], { qos: 1 });
+      grants = await client.subscribeAsync(fresh, { qos: this.qos });
     } catch (err) {
-      throw new EdgeshifuError('forbidden', `broker refused the subscription to ${filters.join(', ')} for ${this.options.username ?? this.options.cluster}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      throw new EdgeshifuError('forbidden', `broker refused the subscription to ${fresh.join(', ')} for ${this.options.username ?? this.options.cluster}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
     const refused = grants.filter((g) => g.qos === 128 || g.qos > 2);
     if (refused.length > 0) throw new EdgeshifuError('forbidden', `broker refused the subscription to ${refused.map((g) => g.topic).join(', ')} for ${this.options.username ?? this.options.cluster}`);
   }
 
-  /** Publishes a new message from this cluster: id, sender, timestamp and hops are filled in here. */
+  /** Publishes a new message from this cluster: id, sender, timestamp and hops are filled in here, and the signature when there is a key. */
   async publish(topic: string, body: Body<M>): Promise<M> {
     const message = { ...body, v: 1, id: `${this.options.cluster}.${randomUUID()}`, sender: this.options.cluster, timestamp: this.clock(), hops: 0 } as unknown as M;
-    await this.publishMessage(topic, message);
+    const keyring = this.options.keyring;
+    await this.publishPayload(topic, this.codec.encode(message, keyring?.signs === true ? (bytes) => keyring.sign(bytes) : undefined), message.kind);
     return message;
   }
 
-  /** Publishes a message as it is (relays). */
+  /** Publishes a message as it is, unsigned unless it carries its signature (tests of forged messages). */
   async publishMessage(topic: string, message: M): Promise<void> {
+    await this.publishPayload(topic, this.codec.encode(message), message.kind);
+  }
+
+  /** Publishes bytes as they are (a relay forwards what it received, `hops` raised). */
+  async publishPayload(topic: string, payload: Buffer, kind: string): Promise<void> {
     const client = this.requireClient();
-    await client.publishAsync(topic, this.codec.encode(message), { qos: 1 });
-    this.metrics.published.inc({ kind: message.kind });
+    await client.publishAsync(topic, payload, { qos: this.qos });
+    this.metrics.published.inc({ kind });
   }
 
   async stop(): Promise<void> {
@@ -196,59 +241,90 @@ export class BusClient<M extends Envelope> {
     if (reason !== 'duplicate') this.options.logger?.warn({ link: this.link, topic, reason, detail }, 'dropped a message');
   }
 
-  private onMessage(topic: string, payload: Buffer): void {
+  private topicInfo(topic: string): TopicInfo | undefined {
+    if (this.topics.has(topic)) return this.topics.get(topic);
+    if (this.topics.size >= TOPIC_CACHE_SIZE) this.topics.clear();
     const info = parseTopic(topic);
+    this.topics.set(topic, info);
+    return info;
+  }
+
+  private onMessage(topic: string, payload: Buffer): void {
+    const info = this.topicInfo(topic);
     if (info === undefined) {
       this.drop('invalid', topic, 'topic is not in the edgeshifu/v1 tree');
       return;
     }
     if (this.options.ignoreOwn === true && info.scope !== 'local' && info.origin === this.options.cluster) return;
-    const decoded = this.codec.decode(payload);
+    const now = this.clock();
+    // A copy of a message already accepted (relays deliver a broadcast once per path) is not even parsed.
+    const peeked = peekKey(payload);
+    if (peeked !== undefined && this.seen.has(peeked, now)) {
+      this.drop('duplicate', topic, peeked);
+      return;
+    }
+    const parsed = this.codec.parse(payload);
+    if (!parsed.ok) {
+      this.drop(parsed.reason, topic, parsed.detail);
+      return;
+    }
+    const key = peeked ?? keyOf(parsed.value);
+    if (key !== undefined && peeked === undefined && this.seen.has(key, now)) {
+      this.drop('duplicate', topic, key);
+      return;
+    }
+    const decoded = this.codec.check(parsed.value);
     if (!decoded.ok) {
       this.drop(decoded.reason, topic, decoded.detail);
       return;
     }
-    const message = decoded.message;
-    if (message.sender !== info.origin) {
-      this.drop('wrong-sender', topic, `sender ${message.sender} does not match the topic's origin ${info.origin}`);
+    const problem = this.mismatch(decoded.message, info);
+    if (problem !== undefined) {
+      this.drop(problem.reason, topic, problem.detail);
       return;
     }
-    if (message.kind !== info.kind) {
-      this.drop('invalid', topic, `kind ${message.kind} does not match the topic's ${info.kind}`);
-      return;
-    }
-    const to = (message as { to?: unknown }).to;
-    if (info.scope === 'to' && to !== info.recipient) {
-      this.drop('wrong-recipient', topic, `message for ${String(to)} on a topic for ${info.recipient ?? ''}`);
-      return;
-    }
-    if (this.seen.check(message.id, this.clock())) {
-      this.drop('duplicate', topic, message.id);
-      return;
-    }
-    this.metrics.received.inc({ kind: message.kind });
-    this.dispatch(message, info, topic);
+    // The key holds the signature too, so a forged copy that arrives first cannot shadow the genuine message.
+    this.seen.add(key ?? decoded.message.id, now);
+    this.dispatch(decoded.message, info, topic, payload);
   }
 
-  private dispatch(message: M, info: TopicInfo, topic: string): void {
-    for (const { filters, handler } of this.handlers) {
-      if (!filters.some((f) => matches(f, topic))) continue;
+  /** Whether the message agrees with its topic: sender, kind and recipient. */
+  private mismatch(message: M, info: TopicInfo): { reason: DropReason; detail: string } | undefined {
+    if (message.sender !== info.origin) return { reason: 'wrong-sender', detail: `sender ${message.sender} does not match the topic's origin ${info.origin}` };
+    if (message.kind !== info.kind) return { reason: 'invalid', detail: `kind ${message.kind} does not match the topic's ${info.kind}` };
+    const to = (message as { to?: unknown }).to;
+    if (info.scope === 'to' && to !== info.recipient) return { reason: 'wrong-recipient', detail: `message for ${String(to)} on a topic for ${info.recipient ?? ''}` };
+    return undefined;
+  }
+
+  /** The signature check: a wrong signature is always refused; a missing or uncheckable one when the keyring requires signatures. */
+  private unsigned(message: M, info: TopicInfo, payload: Buffer): string | undefined {
+    const keyring = this.options.keyring;
+    // Local topics are written only by this cluster's own logins and never relayed.
+    if (keyring === undefined || info.scope === 'local') return undefined;
+    const frame = message.sig === undefined ? undefined : frameOf(payload);
+    const verdict = keyring.verify(message.sender, frame?.signed, frame?.sig);
+    if (keyring.accepts(verdict)) return undefined;
+    return `${verdict} signature from ${message.sender}${info.relayed ? ` relayed by ${info.publisher}` : ''}`;
+  }
+
+  private dispatch(message: M, info: TopicInfo, topic: string, payload: Buffer): void {
+    const levels = topic.split('/');
+    const routes = this.handlers.filter((r) => r.filters.some((f) => matchLevels(f, levels)));
+    if (routes.some((r) => r.verify)) {
+      const problem = this.unsigned(message, info, payload);
+      if (problem !== undefined) {
+        this.drop('bad-signature', topic, problem);
+        return;
+      }
+    }
+    this.metrics.received.inc({ kind: message.kind });
+    for (const { handler } of routes) {
       try {
-        handler(message, info);
+        handler(message, info, payload);
       } catch (err) {
         this.options.logger?.error({ link: this.link, topic, err: err instanceof Error ? err.message : String(err) }, 'a bus handler failed');
       }
     }
   }
-}
-
-/** MQTT topic filter matching (+ one level, # the rest). */
-export function matches(filter: string, topic: string): boolean {
-  const f = filter.split('/');
-  const t = topic.split('/');
-  for (let i = 0; i < f.length; i += 1) {
-    if (f[i] === '#') return true;
-    if (i >= t.length || (f[i] !== '+' && f[i] !== t[i])) return false;
-  }
-  return f.length === t.length;
 }

@@ -17,12 +17,21 @@ export class SeenIds {
 
   /** True when `id` was seen within the ttl; otherwise remembers it and returns false. */
   check(id: string, now: number): boolean {
+    if (this.has(id, now)) return true;
+    this.add(id, now);
+    return false;
+  }
+
+  /** Whether `id` was seen within the ttl (without remembering it). */
+  has(id: string, now: number): boolean {
     const until = this.expiry.get(id);
-    if (until !== undefined && until > now) return true;
+    return until !== undefined && until > now;
+  }
+
+  add(id: string, now: number): void {
     this.expiry.delete(id);
     this.expiry.set(id, now + this.ttlMs);
     this.evict(now);
-    return false;
   }
 
   get size(): number {

@@ -1,7 +1,8 @@
 // What every bus message carries besides its body (issue 7, "The bus"): schema version, kind,
-// a unique id (duplicates are recognised by it), the sender cluster id, the sender's timestamp
-// and a hop count that relays raise, so relayed traffic stops at the hop limit.
-import { Type, type TLiteral, type TObject, type TProperties, type TInteger, type TString } from '@sinclair/typebox';
+// a unique id (duplicates are recognised by it), the sender cluster id, the sender's timestamp,
+// a hop count that relays raise, so relayed traffic stops at the hop limit, and the sender's
+// signature when it signs (signing.ts; codec.ts says which bytes it covers).
+import { Type, type TLiteral, type TObject, type TOptional, type TProperties, type TInteger, type TString } from '@sinclair/typebox';
 
 export const MESSAGE_VERSION = 1;
 
@@ -14,6 +15,7 @@ export interface EnvelopeProperties {
   sender: TString;
   timestamp: TInteger;
   hops: TInteger;
+  sig: TOptional<TString>;
 }
 
 export const ENVELOPE: EnvelopeProperties = {
@@ -22,10 +24,11 @@ export const ENVELOPE: EnvelopeProperties = {
   sender: ClusterId,
   timestamp: Type.Integer({ minimum: 0, description: 'Sender clock, ms since the epoch.' }),
   hops: Type.Integer({ minimum: 0, maximum: MAX_HOPS, description: 'Relays this message went through.' }),
+  sig: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9+/]+={0,2}$', description: 'Ed25519 signature of the sender, base64, over every field but hops and sig.' })),
 };
 
 /** A message schema: the envelope, the literal kind, then the body; unknown fields are refused. */
-export type MessageProperties<K extends string, P extends TProperties> = { v: TLiteral<1>; id: TString; sender: TString; timestamp: TInteger; hops: TInteger; kind: TLiteral<K> } & P;
+export type MessageProperties<K extends string, P extends TProperties> = { v: TLiteral<1>; id: TString; sender: TString; timestamp: TInteger; hops: TInteger; sig: TOptional<TString>; kind: TLiteral<K> } & P;
 
 export function message<K extends string, P extends TProperties>(kind: K, body: P): TObject<MessageProperties<K, P>> {
   return Type.Object({ ...ENVELOPE, kind: Type.Literal(kind), ...body }, { additionalProperties: false });
@@ -37,5 +40,6 @@ export interface Envelope {
   readonly sender: string;
   readonly timestamp: number;
   readonly hops: number;
+  readonly sig?: string;
   readonly kind: string;
 }

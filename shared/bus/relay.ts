@@ -3,13 +3,14 @@
 // under its own id (`edgeshifu/v1/<self>/relay/<origin>/...`), one hop more. Ids already relayed
 // and messages at the hop limit stop here, so a multi-hop federation works and loops do not.
 // Messages addressed to this cluster, local traffic and what a neighbour itself wrote or relayed
-// are not pushed back to it.
+// are not pushed back to it. A relay forwards the bytes it received with only `hops` raised
+// (codec.ts framing): no encoding per hop, and the sender's signature still holds at the far end.
 import type { Logger } from '../log.ts';
 import { BusClient, type BusOptions, type BusTls } from './client.ts';
-import type { MessageCodec } from './codec.ts';
+import { withHops, type MessageCodec } from './codec.ts';
 import { MAX_HOPS, type Envelope } from './envelope.ts';
 import type { BusMetrics } from './metrics.ts';
-import { RELAY_FILTERS, relayedTopic, type TopicInfo } from './topics.ts';
+import { RELAY_FILTERS, relayTopicOf, type TopicInfo } from './topics.ts';
 
 export interface Neighbour {
   readonly cluster: string;
@@ -19,39 +20,50 @@ export interface Neighbour {
   readonly tls?: BusTls;
 }
 
-export interface RelayOptions {
+export interface RelayOptions<M extends Envelope = Envelope> {
   readonly cluster: string;
-  /** Connection to this cluster's own broker (as its owner). */
-  readonly local: Omit<BusOptions, 'cluster' | 'link' | 'logger' | 'metrics' | 'signal'>;
+  /**
+   * Connection to this cluster's own broker (as its owner), or a client to share with the agent
+   * (started, as the owner, without `ignoreOwn`; the relay neither starts nor stops it). Shared,
+   * the broker sends each message once to the cluster, not once to the relay and once to the agent.
+   */
+  readonly local: Omit<BusOptions, 'cluster' | 'link' | 'logger' | 'metrics' | 'signal'> | BusClient<M>;
   readonly neighbours: readonly Neighbour[];
   readonly maxHops?: number;
+  /** QoS towards the neighbours' brokers (BusOptions.qos; the local link takes `local.qos`). */
+  readonly qos?: 0 | 1;
   readonly logger?: Logger;
   readonly metrics?: BusMetrics;
   readonly signal?: AbortSignal;
 }
 
 export class FederationRelay<M extends Envelope> {
-  private readonly options: RelayOptions;
+  private readonly options: RelayOptions<M>;
   private readonly codec: MessageCodec<M>;
   private readonly links = new Map<string, { neighbour: Neighbour; client: BusClient<M> }>();
   private local?: BusClient<M>;
   /** Learned next hop towards each cluster: the neighbour its traffic first came from (reverse path). */
   private readonly routes = new Map<string, string>();
+  private stopped = false;
   /** Relayed messages, for tests and the benchmark. */
   forwarded = 0;
 
-  constructor(options: RelayOptions, codec: MessageCodec<M>) {
+  constructor(options: RelayOptions<M>, codec: MessageCodec<M>) {
     this.options = options;
     this.codec = codec;
   }
 
   async start(): Promise<void> {
     const o = this.options;
-    const local = new BusClient<M>({ ...o.local, cluster: o.cluster, link: 'relay-local', ...this.common() }, this.codec);
-    this.local = local;
-    await local.start();
+    const shared = o.local instanceof BusClient;
+    const local = o.local instanceof BusClient ? o.local : new BusClient<M>({ ...o.local, cluster: o.cluster, link: 'relay-local', ...this.common() }, this.codec);
+    if (!shared) {
+      this.local = local;
+      await local.start();
+    }
     await this.setNeighbours(o.neighbours);
-    await local.subscribe(RELAY_FILTERS, (message, info) => { this.forward(message, info); });
+    // Receivers check signatures; the relay forwards the bytes as they came.
+    await local.subscribe(RELAY_FILTERS, (message, info, payload) => { this.forward(message, info, payload); }, { verify: false });
   }
 
   private common(): Pick<BusOptions, 'logger' | 'metrics' | 'signal'> {
@@ -74,6 +86,7 @@ export class FederationRelay<M extends Envelope> {
         ...(neighbour.username === undefined ? {} : { username: neighbour.username }),
         ...(neighbour.password === undefined ? {} : { password: neighbour.password }),
         ...(neighbour.tls === undefined ? {} : { tls: neighbour.tls }),
+        ...(this.options.qos === undefined ? {} : { qos: this.options.qos }),
         ...this.common(),
       }, this.codec);
       this.links.set(neighbour.cluster, { neighbour, client });
@@ -82,18 +95,19 @@ export class FederationRelay<M extends Envelope> {
     }
   }
 
-  private forward(message: M, info: TopicInfo): void {
+  private forward(message: M, info: TopicInfo, payload: Buffer): void {
     const maxHops = Math.min(this.options.maxHops ?? 8, MAX_HOPS);
-    if (message.hops >= maxHops) return;
+    if (this.stopped || message.hops >= maxHops || info.scope === 'local') return;
     if (info.scope === 'to' && info.recipient === this.options.cluster) return;
-    const topic = relayedTopic(this.options.cluster, `edgeshifu/v1/${info.origin}/${info.scope === 'fed' ? `fed/${info.kind}` : `to/${info.recipient ?? ''}/${info.kind}`}`);
-    if (topic === undefined) return;
-    const next = { ...message, hops: message.hops + 1 };
     this.learn(info);
+    let next: Buffer | undefined;
+    let topic: string | undefined;
     for (const [cluster, link] of this.targets(info)) {
       if (cluster === info.publisher || cluster === message.sender || !link.client.connected) continue;
+      topic ??= relayTopicOf(this.options.cluster, info);
+      next ??= withHops(payload, message.hops + 1) ?? this.codec.encode({ ...message, hops: message.hops + 1 });
       this.forwarded += 1;
-      link.client.publishMessage(topic, next).catch((err: unknown) => {
+      link.client.publishPayload(topic, next, message.kind).catch((err: unknown) => {
         this.options.logger?.warn({ neighbour: cluster, err: err instanceof Error ? err.message : String(err) }, 'relay publish failed');
       });
     }
@@ -119,6 +133,7 @@ export class FederationRelay<M extends Envelope> {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     await this.local?.stop();
     this.local = undefined;
     for (const link of this.links.values()) await link.client.stop();

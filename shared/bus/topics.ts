@@ -58,10 +58,9 @@ export function parseTopic(topic: string): TopicInfo | undefined {
   return parseTail(publisher, publisher, false, parts.slice(3));
 }
 
-/** The topic a relay publishes a message under when forwarding it (never relays local traffic). */
-export function relayedTopic(relayer: string, topic: string): string | undefined {
-  const info = parseTopic(topic);
-  if (info === undefined || info.scope === 'local') return undefined;
+/** The topic under which `relayer` forwards a message that arrived on a topic described by `info` (never local traffic). */
+export function relayTopicOf(relayer: string, info: TopicInfo): string {
+  if (info.scope === 'local') throw new EdgeshifuError('invalid', 'local traffic is never relayed');
   const scope = info.scope === 'fed' ? `fed/${info.kind}` : `to/${info.recipient ?? ''}/${info.kind}`;
   return `${TOPIC_ROOT}/${segment(relayer, 'relay cluster id')}/relay/${info.origin}/${scope}`;
 }
