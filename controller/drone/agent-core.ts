@@ -65,7 +65,12 @@ export class DroneCore {
   }
 
   receive(message: DroneMessage, now: number): Output {
-    return this.run(now, (out) => { receive(this.state, message, now, out); });
+    return this.receiveAll([message], now);
+  }
+
+  /** Messages that arrived together: each is handled, then agreement, votes and adverts are judged once for all. */
+  receiveAll(messages: readonly DroneMessage[], now: number): Output {
+    return this.run(now, (out) => { for (const message of messages) receive(this.state, message, now, out); });
   }
 
   /** The resources daemon's figures (thesis Resources message, as plain data). */

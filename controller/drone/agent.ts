@@ -33,6 +33,8 @@ type DirectedBody = Extract<DroneBody, { to: string }>;
 export interface DroneAgentEvents {
   decision: [DroneEvent];
   offload: [OffloadMessage];
+  /** A host refused one of this cluster's OffloadRequests (NACK); the auction core tries the next voter. */
+  refused: [{ app: string; component: string; host: string; reason: string }];
 }
 
 /** Longest sleep between ticks, so a stalled clock or a missed wakeup heals by itself. */
@@ -65,6 +67,10 @@ export class DroneAgent extends EventEmitter<DroneAgentEvents> {
       if (message.kind === 'lease' || message.kind === 'host-status') {
         if (message.to === this.cluster && message.sender !== this.cluster && !this.stopped) this.emit('offload', message);
         return;
+      }
+      if (message.kind === 'host-reply' && message.verdict === 'NACK' && message.to === this.cluster) {
+        this.options.logger?.info({ app: message.app, component: message.component, host: message.sender, reason: message.reason }, 'offload request refused (NACK)');
+        this.emit('refused', { app: message.app, component: message.component, host: message.sender, reason: message.reason ?? '' });
       }
       this.inbox.push(message);
       this.wake();

@@ -75,9 +75,19 @@ export class VoteTable {
     return out;
   }
 
-  entries(): VoteEntry[] {
+  /**
+   * What `self` broadcasts: its own entries and each component's winning entry. Every cluster
+   * speaks for itself on the same broadcast, so the rest of the table would only repeat what its
+   * authors send, and make each votes message grow with the federation.
+   */
+  spoken(self: string): VoteEntry[] {
     const out: VoteEntry[] = [];
-    for (const [component, byCluster] of this.votes) for (const v of byCluster.values()) out.push({ component, cluster: v.cluster, value: v.value, timestamp: v.timestamp });
+    for (const [component, byCluster] of this.votes) {
+      const own = byCluster.get(self);
+      if (own !== undefined) out.push({ component, cluster: self, value: own.value, timestamp: own.timestamp });
+      const top = this.winner(component);
+      if (top !== undefined && top.cluster !== self) out.push({ component, cluster: top.cluster, value: top.value, timestamp: top.timestamp });
+    }
     return out;
   }
 }

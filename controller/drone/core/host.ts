@@ -15,6 +15,7 @@ export function onOffloadRequest(state: CoreState, msg: OffloadRequestMessage, n
     { origin, requestId: msg.requestId, app: msg.app, component: msg.component.name, resources: msg.component.resources },
     (need) => admissible(capacityView(state), origin, need),
     now,
+    state.config.admit?.(origin, msg.component),
   );
   out.messages.push({
     to: origin,

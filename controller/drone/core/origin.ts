@@ -44,6 +44,11 @@ function agreed(state: CoreState, app: AppState, now: number): boolean {
   });
 }
 
+/** Sealed bids are final (a provider bids once per app), so the origin decides as soon as it holds them all. */
+function quietMs(state: CoreState, app: AppState): number {
+  return app.sealed ? 0 : state.config.agreementMs;
+}
+
 /** Decides when every active provider agrees for `agreementMs`, or at the weak-agreement deadline. */
 export function originTick(state: CoreState, app: AppState, now: number, out: Output): void {
   if (app.closed) return;
@@ -54,7 +59,7 @@ export function originTick(state: CoreState, app: AppState, now: number, out: Ou
   const weak = now >= app.openedAt + state.config.weakAgreementMs;
   if (!agreed(state, app, now)) delete app.agreeSince;
   else app.agreeSince ??= now;
-  const strong = app.agreeSince !== undefined && now >= app.agreeSince + state.config.agreementMs;
+  const strong = app.agreeSince !== undefined && now >= app.agreeSince + quietMs(state, app);
   if (strong || weak) decide({ state, now, out }, app, weak);
 }
 
@@ -64,7 +69,7 @@ export function originWakeup(state: CoreState, app: AppState): number | undefine
     const times = [...app.commit.pending.values()].flatMap((p) => [p.deadline, p.lastSent + state.config.retryMs]);
     return times.length === 0 ? undefined : Math.min(...times);
   }
-  const strong = app.agreeSince === undefined || app.deferred ? Number.POSITIVE_INFINITY : app.agreeSince + state.config.agreementMs;
+  const strong = app.agreeSince === undefined || app.deferred ? Number.POSITIVE_INFINITY : app.agreeSince + quietMs(state, app);
   return Math.min(strong, app.openedAt + state.config.weakAgreementMs);
 }
 

@@ -79,7 +79,7 @@ export function flush(state: CoreState, now: number, out: Output, force = false)
     if (!app.dirty || !openForVotes(app)) continue;
     const winners = app.table.winners(app.components.map((c) => c.name));
     state.votesRound += 1;
-    out.messages.push({ body: { kind: 'votes', app: app.app, baseCluster: app.origin, entries: app.table.entries(), winners, round: state.votesRound } });
+    out.messages.push({ body: { kind: 'votes', app: app.app, baseCluster: app.origin, entries: app.table.spoken(state.config.cluster), winners, round: state.votesRound } });
     app.dirty = false;
     app.lastBroadcast = now;
     app.lastWinners = winners;

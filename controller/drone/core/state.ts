@@ -29,6 +29,11 @@ export interface DroneConfig {
   readonly batchMs: number;
   /** Federation neighbour weights (Federation CR) for the proportion policy. */
   readonly weights: ReadonlyMap<string, number>;
+  /**
+   * This cluster's policy on what it runs for others, checked when an OffloadRequest arrives (the
+   * auction bids on resources only): a reason to refuse (NACK), or undefined to accept.
+   */
+  readonly admit?: (origin: string, component: Component) => string | undefined;
 }
 
 export type Timers = Pick<DroneConfig, 'agreementMs' | 'weakAgreementMs' | 'gossipMs' | 'advertIntervalMs' | 'advertTtlMs' | 'replyTimeoutMs' | 'retryMs' | 'batchMs'>;
@@ -96,6 +101,8 @@ export interface AppState {
   lastBroadcast: number;
   /** Origin only: when the ADD advert went out last (re-sent while the auction runs). */
   lastAnnounced: number;
+  /** Origin only: how often it announced the app again (each wait doubles, see tick.ts). */
+  announcements: number;
   lastWinners: Record<string, string>;
   agreeSince?: number;
   /** Origin only: agreed but partly placed, waiting for a worse app to be blacklisted first. */
@@ -147,7 +154,7 @@ export function newCore(config: DroneConfig, free: Resources): CoreState {
 export function newApp(key: string, fields: { app: string; origin: string; sealed: boolean; components: Component[]; openedAt: number; offload?: boolean }): AppState {
   return {
     key, ...fields, offload: fields.offload ?? false, table: new VoteTable(), settled: new Set(), reports: new Map(), closed: false, blacklisted: false, dirty: true, deferred: false,
-    lastBroadcast: fields.openedAt, lastAnnounced: fields.openedAt, lastWinners: {}, lastSolutionAt: Number.NEGATIVE_INFINITY,
+    lastBroadcast: fields.openedAt, lastAnnounced: fields.openedAt, announcements: 0, lastWinners: {}, lastSolutionAt: Number.NEGATIVE_INFINITY,
   };
 }
 

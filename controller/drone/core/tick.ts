@@ -21,9 +21,19 @@ function announcing(app: AppState): boolean {
   return app.commit === undefined && app.agreeSince === undefined;
 }
 
+/**
+ * When the origin announces the app again: gossipMs after the advert, then twice as long each
+ * time. Every announcement makes every participant send its votes again, so when the federation
+ * is slow (overloaded, not lossy) a fixed period would only add to the load that delays agreement.
+ */
+function nextAnnouncement(state: CoreState, app: AppState): number {
+  return app.lastAnnounced + state.config.gossipMs * 2 ** Math.min(app.announcements, 10);
+}
+
 function announce(state: CoreState, app: AppState, now: number, out: Output): void {
-  if (!announcing(app) || now < app.lastAnnounced + state.config.gossipMs) return;
+  if (!announcing(app) || now < nextAnnouncement(state, app)) return;
   app.lastAnnounced = now;
+  app.announcements += 1;
   out.messages.push({ body: { kind: 'advertisement', type: 'ADD', app: app.app, baseCluster: app.origin, components: app.components, sealed: app.sealed } });
   if (!app.sealed) app.dirty = true;
 }
@@ -69,7 +79,7 @@ export function nextWakeup(state: CoreState): number {
     if (app.closed) continue;
     if (app.origin === state.config.cluster) {
       times.push(originWakeup(state, app) ?? Number.POSITIVE_INFINITY);
-      if (announcing(app)) times.push(app.lastAnnounced + state.config.gossipMs);
+      if (announcing(app)) times.push(nextAnnouncement(state, app));
     } else times.push(forgetAt(state, app));
   }
   return Math.min(...times);
