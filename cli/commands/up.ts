@@ -134,7 +134,11 @@ async function detached(ctx: CliContext, dir: string, port: number, timeoutMs: n
       ctx.print(`${howTo(state, join(home, 'bin', 'kubectl'))}\n\nstop it with: edgeshifu down${dir === defaultStackDir(ctx.env) ? '' : ` --dir ${dir}`}`);
       return 0;
     }
-    if (child.exitCode !== null || child.signalCode !== null) throw new EdgeshifuError('unavailable', `the local stack did not start (see ${log})`);
+    if (child.exitCode !== null || child.signalCode !== null) {
+      // what it wrote last (its error) may have come after this round's read
+      for (const line of newLines(log, offset).lines) ctx.note(line);
+      throw new EdgeshifuError('unavailable', `the local stack did not start (its log: ${log})`);
+    }
     if (Date.now() > deadline) {
       child.kill('SIGTERM');
       throw new EdgeshifuError('timeout', `the local stack was not up after ${String(timeoutMs / 1000)} s; stopped it (see ${log})`);
