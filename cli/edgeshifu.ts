@@ -5,5 +5,5 @@
 import { register } from 'tsx/esm/api';
 
 register();
-const { runCli, processEnvironment } = await import('./main.ts');
-process.exitCode = await runCli(process.argv.slice(2), processEnvironment);
+const { runFromProcess } = await import('./main.ts');
+await runFromProcess();

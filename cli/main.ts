@@ -74,6 +74,14 @@ export const processEnvironment: CliEnvironment = {
   now: () => new Date(),
 };
 
-if (import.meta.url === `file://${process.argv[1] ?? ''}`) {
+/** Runs the command line of this process (the bin, or `tsx cli/main.ts`, or the bundle). */
+export async function runFromProcess(): Promise<void> {
+  // `edgeshifu edgemap -o json | head` closes stdout early: that ends the output, not in a stack trace
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    process.exit(process.exitCode ?? 0);
+  });
   process.exitCode = await runCli(process.argv.slice(2), processEnvironment);
 }
+
+if (import.meta.url === `file://${process.argv[1] ?? ''}`) await runFromProcess();
