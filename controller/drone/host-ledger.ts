@@ -40,13 +40,17 @@ export class HostLedger {
     return this.hosted.has(key(origin, app, component));
   }
 
-  /** Answers an OffloadRequest; `admissible` checks the slice without this component. */
-  answer(ask: HostAsk, admissible: (need: Resources) => boolean, now: number): HostAnswer {
+  /**
+   * Answers an OffloadRequest; `admissible` checks the slice without this component, `refusal`
+   * (when given) is this cluster's policy saying why it will not run it.
+   */
+  answer(ask: HostAsk, admissible: (need: Resources) => boolean, now: number, refusal?: string): HostAnswer {
     const answerKey = `${ask.origin}/${ask.requestId}`;
     const earlier = this.answers.get(answerKey);
     if (earlier !== undefined) return { ...earlier, fresh: false };
     let result: { verdict: 'ACK' | 'NACK'; reason?: string };
     if (this.has(ask.origin, ask.app, ask.component)) result = { verdict: 'ACK' };
+    else if (refusal !== undefined) result = { verdict: 'NACK', reason: refusal };
     else if (admissible(ask.resources)) {
       result = { verdict: 'ACK' };
       this.hosted.set(key(ask.origin, ask.app, ask.component), { origin: ask.origin, app: ask.app, component: ask.component, resources: ask.resources, requestId: ask.requestId, acceptedAt: now });

@@ -18,6 +18,9 @@ import { droneCodec, type DroneMessage } from '../drone/messages/index.ts';
 import type { Resources } from '../drone/model.ts';
 import { neighbourOf, type Federation } from '../drone/neighbours.ts';
 import { listenAddress, type OffloadSettings } from './settings.ts';
+import { admissionPolicy, imagePrefixes } from './admission.ts';
+import { OffloadApi } from './kube.ts';
+import type { Condition } from '../../shared/crds/schema.ts';
 
 export interface FederationDeps {
   readonly client: KubeClient;
@@ -31,6 +34,18 @@ function secretRef(value: string): { namespace: string; name: string } {
   return { namespace, name };
 }
 
+/** The Connected condition of a Federation when it changes, else undefined (pure). */
+export function neighbourCondition(federation: Federation, heard: boolean, now: Date): Condition | undefined {
+  const status = heard ? 'True' : 'False';
+  const held = federation.status?.conditions?.find((c) => c.type === 'Connected');
+  if (held?.status === status) return undefined;
+  return {
+    type: 'Connected', status, lastTransitionTime: now.toISOString(), observedGeneration: federation.metadata.generation,
+    reason: heard ? 'AdvertsHeard' : 'NoAdverts',
+    message: heard ? `${federation.spec.clusterId}'s slice adverts arrive` : `no live slice advert from ${federation.spec.clusterId}: its broker, the relay or the credentials in ${federation.spec.credentialsSecretRef.namespace}/${federation.spec.credentialsSecretRef.name} may be wrong`,
+  };
+}
+
 export class DroneFederation {
   readonly agent: DroneAgent;
   readonly federations: Informer<Federation>;
@@ -41,15 +56,18 @@ export class DroneFederation {
   private relay?: FederationRelay<DroneMessage>;
   private bus?: ReturnType<typeof droneBusClient>;
   private brokerUrl = '';
+  private statusTimer?: NodeJS.Timeout;
+  private readonly api: OffloadApi;
 
   constructor(deps: FederationDeps) {
     this.deps = deps;
+    this.api = new OffloadApi(deps.client);
     const s = deps.settings;
     const config: DroneConfig = {
       cluster: s.droneCluster, mode: s.droneMode, scalePercent: s.droneScalePercent, weights: this.weights,
       agreementMs: s.droneAgreementMs, weakAgreementMs: s.droneWeakAgreementMs, gossipMs: s.droneGossipMs,
       advertIntervalMs: s.droneAdvertIntervalMs, advertTtlMs: s.droneAdvertTtlMs, replyTimeoutMs: s.droneReplyTimeoutMs,
-      retryMs: s.droneRetryMs, batchMs: s.droneBatchMs,
+      retryMs: s.droneRetryMs, batchMs: s.droneBatchMs, admit: admissionPolicy(s.droneCluster, imagePrefixes(s.droneAllowedImages)),
     };
     this.agent = new DroneAgent({ config, free: deps.free, bus: { publish: (topic, body) => this.requireBus().publish(topic, body), subscribe: (filters, handler) => this.requireBus().subscribe(filters, handler) }, logger: deps.logger, signal: this.stopping.signal });
     const path = `/apis/${GROUP}/${VERSION}/federations`;
@@ -98,7 +116,24 @@ export class DroneFederation {
     await this.federations.start();
     await this.refreshNeighbours();
     await this.agent.start();
+    const every = Math.max(1_000, settings.droneAdvertIntervalMs);
+    this.statusTimer = setInterval(() => { void this.reportNeighbours(); }, every);
+    this.statusTimer.unref();
     logger.info({ cluster: settings.droneCluster, broker: this.brokerUrl }, 'DRONE agent started');
+  }
+
+  /** Each Federation says whether its neighbour is heard (a live slice advert), written on change. */
+  private async reportNeighbours(): Promise<void> {
+    const heard = new Set(this.agent.providers());
+    for (const federation of this.federations.list()) {
+      const condition = neighbourCondition(federation, heard.has(federation.spec.clusterId), new Date());
+      if (condition === undefined) continue;
+      try {
+        await this.api.patchStatus('Federation', { metadata: { name: federation.metadata.name } }, { observedGeneration: federation.metadata.generation, conditions: [condition] });
+      } catch (err) {
+        this.deps.logger.debug({ federation: federation.metadata.name, err: err instanceof Error ? err.message : String(err) }, 'federation status not written; next round');
+      }
+    }
   }
 
   /** The embedded broker's logins: this cluster, and every cluster listed in the users Secret. */
@@ -141,6 +176,7 @@ export class DroneFederation {
   }
 
   async stop(): Promise<void> {
+    if (this.statusTimer !== undefined) clearInterval(this.statusTimer);
     this.agent.stop();
     await this.federations.stop();
     this.stopping.abort();

@@ -15,6 +15,7 @@ const KINDS: Readonly<Record<string, { apiVersion: string; plural: string; names
   DroneFederatedDeployment: { apiVersion: API_VERSION, plural: 'dronefederateddeployments', namespaced: true },
   OffloadRequest: { apiVersion: API_VERSION, plural: 'offloadrequests', namespaced: true },
   HostRequest: { apiVersion: API_VERSION, plural: 'hostrequests', namespaced: true },
+  Federation: { apiVersion: API_VERSION, plural: 'federations', namespaced: false },
 };
 export type OffloadKind = keyof typeof KINDS;
 

@@ -114,6 +114,10 @@ export class Offloader {
     const agent = this.federation.agent;
     agent.on('decision', (event) => { this.onDecision(event); });
     agent.on('offload', (message) => { this.onMessage(message); });
+    agent.on('refused', (event) => {
+      const key = this.origin.onRefused(event);
+      if (key !== undefined) this.originRunner.queue.add(key);
+    });
     for (const event of ['add', 'update', 'delete'] as const) {
       this.deployments.on(event, (d) => { this.originRunner.queue.add(keyOf(d)); });
       this.offloadRequests.on(event, (r) => { this.originRunner.queue.add(`${r.metadata.namespace ?? ''}/${r.spec.deployment}`); });

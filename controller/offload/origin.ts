@@ -62,6 +62,7 @@ export class OriginSide {
   /** Apps put to auction by this process and their components (an app from before a restart is auctioned anew). */
   private readonly submittedFor = new Map<string, Set<string>>();
   private readonly failedAt = new Map<string, number>();
+  private readonly refusedSince = new Set<string>();
   private readonly decisions = new Map<string, Decision>();
   private readonly delAcks = new Map<string, Set<string>>();
   private readonly withdrawnAt = new Map<string, number>();
@@ -106,6 +107,18 @@ export class OriginSide {
       acked.add(event.component);
       this.delAcks.set(key, acked);
     }
+    return key;
+  }
+
+  /** A host refused a component (NACK): the next auction for this deployment leaves it out. */
+  onRefused(event: { app: string; host: string }): string | undefined {
+    const owner = deploymentOfApp(event.app);
+    if (owner === undefined) return undefined;
+    const key = `${owner.namespace}/${owner.name}`;
+    const excluded = this.excluded.get(key) ?? new Set<string>();
+    if (!excluded.has(event.host)) this.refusedSince.add(key);
+    excluded.add(event.host);
+    this.excluded.set(key, excluded);
     return key;
   }
 
@@ -177,7 +190,9 @@ export class OriginSide {
   /** A failed deployment is put to auction again after a while, or at once when its spec changed. */
   private async retryLater(key: string, dfd: DroneFederatedDeployment, status: Status, log: Logger): Promise<ReconcileResult> {
     const waited = Date.now() - (this.failedAt.get(key) ?? 0);
-    if (status.observedGeneration !== dfd.metadata.generation || waited >= this.deps.retrySeconds * 1000) {
+    // a refusal learned since: try again at once without the refusing host
+    const learned = this.refusedSince.delete(key);
+    if (learned || status.observedGeneration !== dfd.metadata.generation || waited >= this.deps.retrySeconds * 1000) {
       this.failedAt.delete(key);
       return this.auction(dfd, status, log);
     }
@@ -344,6 +359,7 @@ export class OriginSide {
     this.delAcks.delete(key);
     this.excluded.delete(key);
     this.failedAt.delete(key);
+    this.refusedSince.delete(key);
     for (const map of [this.heard, this.sentLeases]) for (const k of [...map.keys()]) if (k.startsWith(`${key}/`)) map.delete(k);
   }
 

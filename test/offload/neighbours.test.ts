@@ -43,3 +43,26 @@ test.serial('the second neighbour takes the app when the first is full; when it 
   t.deepEqual(afterFirstRun, ['SCHEDULING', 'PENDING', 'RUNNING'], 'the lost components went back to the agreement');
   t.true((moved.status?.attempt ?? 0) >= 2, 'a new auction placed them');
 });
+
+test.serial('a host that refuses at commit (NACK, its image policy) sends the component to the next voter', async (t) => {
+  const [a, b, c] = await startFederation(t, [
+    { id: 'a', cpu: '500m', memory: '512Mi' },
+    // b has the most room, so it wins the vote, but it runs only its own registry's images
+    { id: 'b', cpu: '8', memory: '16Gi', args: ['--drone-allowed-images', 'registry.b.example/'] },
+    { id: 'c', cpu: '2', memory: '4Gi' },
+  ]);
+  if (a === undefined || b === undefined || c === undefined) throw new Error('no federation');
+  await waitFor('a to hear b and c', () => {
+    const providers = a.controller.controller.offloader?.federation.agent.providers() ?? [];
+    return providers.includes('b') && providers.includes('c') ? true : undefined;
+  }, { timeoutMs: 30_000 });
+  await createApp(a.kube, twoComponentApp('shop', { cpu: '300m', memory: '256Mi' }));
+  const app = await waitFor('shop to run', async () => { const d = await readApp(a.kube, 'shop'); return d?.status?.phase === 'RUNNING' ? d : undefined; }, { timeoutMs: 90_000 });
+  t.deepEqual(app.status?.components?.map((x) => x.cluster), ['c', 'c'], 'c runs it');
+  const refusals = a.controller.logs.filter((l) => l.includes('offload request refused (NACK)'));
+  t.true(refusals.length > 0, 'b was asked first and refused');
+  t.regex(refusals[0] ?? '', /b runs only images from registry\.b\.example\/ for its neighbours; \w+ asks for example\.com\//);
+  t.true(a.controller.logs.some((l) => l.includes('"msg":"put to auction"') && l.includes('"excluded":["b"]')), 'the components went back to the agreement without b');
+  t.is(b.controller.controller.offloader?.federation.agent.hosted().length, 0, 'b holds nothing for a');
+  t.is(c.controller.controller.offloader?.federation.agent.hosted().length, 2);
+});

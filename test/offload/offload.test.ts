@@ -21,6 +21,12 @@ test.serial('a resource-poor cluster offloads a two-component app to the neighbo
   t.is(await canI('delete', 'namespaces', 'default'), 'no', 'namespaces are created, never deleted');
   await waitFor('a to hear b\'s slice advert', () => (a.controller.controller.offloader?.federation.agent.providers().includes('b') === true ? true : undefined), { timeoutMs: 30_000 });
 
+  const connected = await waitFor('a\'s Federation b to say Connected', async () => {
+    const fed = await a.kube.custom.getClusterCustomObject({ group: 'shifu.edgenesis.io', version: 'v1alpha1', plural: 'federations', name: 'b' }) as { status?: { conditions?: Array<{ type: string; status: string; reason: string }> } };
+    return fed.status?.conditions?.find((c) => c.type === 'Connected' && c.status === 'True');
+  }, { timeoutMs: 30_000 });
+  t.is(connected.reason, 'AdvertsHeard', 'kubectl get federations shows the neighbour is heard');
+
   const phases = recordPhases(a, 'shop');
   const apiPhases = recordHostPhases(b, 'api');
   await createApp(a.kube, twoComponentApp('shop'));

@@ -161,3 +161,16 @@ test('the public address is the configured one, else the first Ready node\'s Int
   t.is(publicAddress(undefined, [node('n2', true, '10.0.0.2'), node('n1', false, '10.0.0.1'), node('n0', true)]), '10.0.0.2');
   t.is(publicAddress(undefined, []), undefined);
 });
+
+test('a host\'s admission policy refuses images outside its prefixes, and workloads that do not parse', async (t) => {
+  const { admissionPolicy, imagePrefixes } = await import('../../controller/offload/admission.ts');
+  const d = dfd({ overrides: [{ cluster: 'b', component: 'db', image: 'registry.b.example/db:1' }] });
+  const job = jobOf(d, { origin: 'a', app: 'apps.shop.1', components: ['api', 'db'] });
+  const [api, db] = job.components;
+  if (api === undefined || db === undefined) throw new Error('no components');
+  const policy = admissionPolicy('b', imagePrefixes(' registry.b.example/ ,'));
+  t.is(policy('a', api), 'b runs only images from registry.b.example/ for its neighbours; api asks for example.com/api:1');
+  t.is(policy('a', db), undefined, 'the override for b names an allowed image');
+  t.is(admissionPolicy('b', [])('a', api), undefined, 'no prefixes: everything is allowed');
+  t.regex(policy('a', { ...api, workload: { template: 'nonsense' } }) ?? '', /the workload of api from a/);
+});

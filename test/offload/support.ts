@@ -20,6 +20,8 @@ export interface MemberSpec {
   readonly id: string;
   readonly cpu: string;
   readonly memory: string;
+  /** Extra controller flags for this member. */
+  readonly args?: readonly string[];
 }
 
 export interface Member {
@@ -63,8 +65,8 @@ async function prepare(kube: Kube, spec: MemberSpec, peers: ReadonlyArray<{ id: 
   }
 }
 
-/** Starts every member's cluster and controller, each a neighbour of every other. */
-export async function startFederation(t: ExecutionContext, specs: readonly MemberSpec[], options: { asServiceAccount?: boolean } = {}): Promise<Member[]> {
+/** Every member's cluster, nodes, CRDs, Secrets and Federations; controllers are started by the caller. */
+export async function prepareFederation(t: ExecutionContext, specs: readonly MemberSpec[], options: { asServiceAccount?: boolean } = {}): Promise<Member[]> {
   const ports = await freePorts(specs.length);
   const secrets = specs.map(() => randomBytes(12).toString('hex'));
   const pairs = specs.flatMap((a, i) => specs.slice(i + 1).map((b) => [a.id, b.id] as const));
@@ -80,10 +82,16 @@ export async function startFederation(t: ExecutionContext, specs: readonly Membe
     await prepare(kube, spec, peers, { password: secrets[i] ?? '' });
     const argv = [
       '--drone-cluster', spec.id, '--drone-password', secrets[i] ?? '', '--drone-users-secret', 'edgeshifu-system/drone-users',
-      '--drone-broker-listen', `127.0.0.1:${ports[i] ?? 0}`, '--drone-public-address', publicAddress(i), ...FAST_DRONE,
+      '--drone-broker-listen', `127.0.0.1:${ports[i] ?? 0}`, '--drone-public-address', publicAddress(i), ...FAST_DRONE, ...(spec.args ?? []),
     ];
     members.push({ id: spec.id, kube, cluster, port: ports[i] ?? 0, password: secrets[i] ?? '', argv, asServiceAccount: options.asServiceAccount === true, controller: undefined as unknown as RunningController });
   }
+  return members;
+}
+
+/** Starts every member's cluster and controller, each a neighbour of every other. */
+export async function startFederation(t: ExecutionContext, specs: readonly MemberSpec[], options: { asServiceAccount?: boolean } = {}): Promise<Member[]> {
+  const members = await prepareFederation(t, specs, options);
   for (const m of members) m.controller = await startMember(t, m);
   t.teardown(() => {
     // EDGESHIFU_TEST_LOGS=dir keeps each controller's log of a failed test

@@ -1,0 +1,95 @@
+// Offloading end to end (issue 8): two real control planes with KWOK nodes, both controllers
+// in this process with DRONE on; a resource-poor cluster `a` offloads N two-component apps, one
+// after another, to `b`. Per request: created → PENDING (the agreement, written) → RUNNING (both
+// components LAUNCHED: Deployments available on b's KWOK nodes, Services and EndpointSlice on a).
+// Baseline in the same run: a plain Deployment created on b → available (Kubernetes alone).
+// Usage: npm run bench:offload -- [--requests 100] [--baseline 20]
+import { parseArgs } from 'node:util';
+import type { ExecutionContext } from 'ava';
+import { waitFor } from '../test/support/wait.ts';
+import { createApp, startFederation, twoComponentApp, type Member } from '../test/offload/support.ts';
+import type { DroneFederatedDeployment } from '../controller/offload/workload.ts';
+
+const { values } = parseArgs({ options: { requests: { type: 'string', default: '100' }, baseline: { type: 'string', default: '20' } } });
+const REQUESTS = Number(values.requests);
+const BASELINE = Number(values.baseline);
+
+/** Just enough of ava's context for the federation helpers: teardowns run at the end. */
+function benchContext(): { t: ExecutionContext; done: () => Promise<void> } {
+  const teardowns: Array<() => unknown> = [];
+  const t = { teardown: (fn: () => unknown) => { teardowns.push(fn); }, passed: true } as unknown as ExecutionContext;
+  return { t, done: async () => { for (const fn of teardowns.reverse()) await fn(); } };
+}
+
+function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((x, y) => x - y);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
+function row(name: string, ms: readonly number[]): string {
+  return `${name.padEnd(34)} p50 ${percentile(ms, 50).toFixed(0).padStart(6)} ms   p99 ${percentile(ms, 99).toFixed(0).padStart(6)} ms   (n=${ms.length})`;
+}
+
+/** Timestamps of each phase a's cache sees, per deployment name. */
+function phaseClock(a: Member): Map<string, Map<string, number>> {
+  const seen = new Map<string, Map<string, number>>();
+  const note = (d: DroneFederatedDeployment): void => {
+    const name = d.metadata.name ?? '';
+    const phase = d.status?.phase;
+    if (phase === undefined) return;
+    const times = seen.get(name) ?? new Map<string, number>();
+    if (!times.has(phase)) times.set(phase, performance.now());
+    seen.set(name, times);
+  };
+  a.controller.controller.offloader?.deployments.on('add', note);
+  a.controller.controller.offloader?.deployments.on('update', note);
+  return seen;
+}
+
+async function baseline(b: Member): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < BASELINE; i += 1) {
+    const name = `plain-${i}`;
+    const start = performance.now();
+    await b.kube.apps.createNamespacedDeployment({
+      namespace: 'default',
+      body: { metadata: { name }, spec: { replicas: 1, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'example.com/c:1', resources: { requests: { cpu: '10m', memory: '16Mi' } } }] } } } },
+    });
+    await waitFor(`${name} available`, async () => ((await b.kube.apps.readNamespacedDeployment({ namespace: 'default', name })).status?.availableReplicas === 1 ? true : undefined), { timeoutMs: 60_000, intervalMs: 20 });
+    times.push(performance.now() - start);
+  }
+  return times;
+}
+
+const { t, done } = benchContext();
+try {
+  const [a, b] = await startFederation(t, [{ id: 'a', cpu: '500m', memory: '512Mi' }, { id: 'b', cpu: '64', memory: '256Gi' }]);
+  if (a === undefined || b === undefined) throw new Error('no federation');
+  await waitFor('a to hear b', () => (a.controller.controller.offloader?.federation.agent.providers().includes('b') === true ? true : undefined), { timeoutMs: 30_000 });
+  const kubernetesOnly = await baseline(b);
+  const clock = phaseClock(a);
+  const agreement: number[] = [];
+  const kubernetes: number[] = [];
+  const total: number[] = [];
+  for (let i = 0; i < REQUESTS; i += 1) {
+    const name = `app-${i}`;
+    const start = performance.now();
+    await createApp(a.kube, twoComponentApp(name, { cpu: '100m', memory: '64Mi' }));
+    await waitFor(`${name} RUNNING`, () => clock.get(name)?.get('RUNNING'), { timeoutMs: 120_000, intervalMs: 5 });
+    const times = clock.get(name);
+    const pending = times?.get('PENDING') ?? Number.NaN;
+    const running = times?.get('RUNNING') ?? Number.NaN;
+    agreement.push(pending - start);
+    kubernetes.push(running - pending);
+    total.push(running - start);
+  }
+  console.log(`offloading: ${REQUESTS} two-component apps, a (500m) → b (64 cpu KWOK), one at a time`);
+  console.log(row('created → PENDING (agreement)', agreement));
+  console.log(row('PENDING → RUNNING (Kubernetes)', kubernetes));
+  console.log(row('created → RUNNING (end to end)', total));
+  console.log(row('baseline: plain Deployment on b', kubernetesOnly));
+  const share = percentile(agreement, 50) / percentile(total, 50);
+  console.log(`agreement share of p50: ${(share * 100).toFixed(0)}%; end-to-end p50 / baseline p50: ×${(percentile(total, 50) / percentile(kubernetesOnly, 50)).toFixed(2)}`);
+} finally {
+  await done();
+}
