@@ -1,7 +1,11 @@
 // The DRONE agent's settings as the controller loads them (shared/config.ts: flags --drone-...,
-// env EDGESHIFU_DRONE_...), validated in one place; the password is masked when printed.
+// env EDGESHIFU_DRONE_...), validated in one place; the password and the signing key are masked
+// when printed.
+import type { KeyObject } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import { ClusterId } from '../../shared/bus/envelope.ts';
+import { Keyring, privateKeyFrom } from '../../shared/bus/signing.ts';
+import { EdgeshifuError } from '../../shared/errors.ts';
 import { DEFAULT_TIMERS, type DroneConfig } from './agent-core.ts';
 
 export const DroneSettings = Type.Object({
@@ -19,6 +23,8 @@ export const DroneSettings = Type.Object({
   droneReplyTimeoutMs: Type.Integer({ minimum: 1, default: DEFAULT_TIMERS.replyTimeoutMs }),
   droneRetryMs: Type.Integer({ minimum: 1, default: DEFAULT_TIMERS.retryMs }),
   droneBatchMs: Type.Integer({ minimum: 0, default: DEFAULT_TIMERS.batchMs }),
+  droneSigningKey: Type.Optional(Type.String({ minLength: 1, secret: true, description: 'This cluster\'s Ed25519 private key, PEM (openssl genpkey -algorithm ed25519), from a Secret: every message it publishes is signed.' })),
+  droneRequireSignatures: Type.Boolean({ default: false, description: 'Drop messages whose sender\'s signature cannot be checked (unsigned, or no public key in its Federation); a wrong signature is dropped regardless.' }),
 });
 export type DroneSettings = Static<typeof DroneSettings>;
 
@@ -30,4 +36,17 @@ export function droneConfig(s: DroneSettings, weights: ReadonlyMap<string, numbe
     advertIntervalMs: s.droneAdvertIntervalMs, advertTtlMs: s.droneAdvertTtlMs, replyTimeoutMs: s.droneReplyTimeoutMs,
     retryMs: s.droneRetryMs, batchMs: s.droneBatchMs,
   };
+}
+
+/**
+ * The keyring for end-to-end signatures, or undefined when this cluster neither signs nor checks.
+ * `peers` come from the Federation resources (neighbours.ts keysOf); replace them with setPeers.
+ */
+export function droneKeyring(s: Pick<DroneSettings, 'droneSigningKey' | 'droneRequireSignatures'>, peers: ReadonlyMap<string, KeyObject>): Keyring | undefined {
+  if (s.droneRequireSignatures && s.droneSigningKey === undefined) {
+    throw new EdgeshifuError('invalid', 'droneRequireSignatures needs droneSigningKey too (--drone-signing-key or EDGESHIFU_DRONE_SIGNING_KEY), or peers that require signatures drop this cluster\'s messages');
+  }
+  if (s.droneSigningKey === undefined && peers.size === 0) return undefined;
+  const privateKey = s.droneSigningKey === undefined ? undefined : privateKeyFrom(s.droneSigningKey, 'droneSigningKey');
+  return new Keyring({ ...(privateKey === undefined ? {} : { privateKey }), peers, require: s.droneRequireSignatures });
 }

@@ -1,8 +1,11 @@
 // Federation resources (shared/crds/federation.ts) plus their credentials Secrets -> the relay's
-// neighbour list and the proportion policy's weights (pure; issue 8 wires the informers).
+// neighbour list, the proportion policy's weights and the peers' public keys for end-to-end
+// signatures (pure; issue 8 wires the informers).
+import type { KeyObject } from 'node:crypto';
 import type { Neighbour } from '../../shared/bus/relay.ts';
 import type { CustomObject } from '../../shared/crds/resources.ts';
 import type { FederationSpec, FederationStatus } from '../../shared/crds/federation.ts';
+import { publicKeyFrom } from '../../shared/bus/signing.ts';
 import { EdgeshifuError } from '../../shared/errors.ts';
 
 export type Federation = CustomObject<FederationSpec, FederationStatus>;
@@ -29,4 +32,22 @@ export function neighbourOf(federation: Federation, secret: SecretData | undefin
 
 export function weightsOf(federations: readonly Federation[]): Map<string, number> {
   return new Map(federations.map((f) => [f.spec.clusterId, f.spec.weight ?? 1]));
+}
+
+/**
+ * The peers' public keys (Keyring peers). A Federation whose key does not parse is left out and
+ * reported, naming it, so one bad resource does not stop the checks for the others.
+ */
+export function keysOf(federations: readonly Federation[]): { keys: Map<string, KeyObject>; errors: EdgeshifuError[] } {
+  const keys = new Map<string, KeyObject>();
+  const errors: EdgeshifuError[] = [];
+  for (const f of federations) {
+    if (f.spec.publicKey === undefined) continue;
+    try {
+      keys.set(f.spec.clusterId, publicKeyFrom(f.spec.publicKey, `Federation ${f.metadata.name ?? '?'}: spec.publicKey`));
+    } catch (err) {
+      errors.push(err instanceof EdgeshifuError ? err : new EdgeshifuError('invalid', String(err)));
+    }
+  }
+  return { keys, errors };
 }

@@ -1,6 +1,7 @@
 // Federation, shifu.edgenesis.io/v1alpha1, cluster-scoped: one neighbour cluster of the DRONE
 // federation (issue 7, "Federation between clusters"): where its broker is, the Secret with the
-// credentials this cluster logs in with there, and its weight in the proportion policy (seed 001).
+// credentials this cluster logs in with there, its weight in the proportion policy (seed 001) and
+// its public key, which end-to-end signatures of its messages are checked against.
 // The relay pushes federation traffic to every Federation's broker; status says whether it can.
 import { Type, type Static } from '@sinclair/typebox';
 import { Conditions, Timestamp } from './schema.ts';
@@ -16,6 +17,10 @@ export const FederationSpec = Type.Object({
   credentialsSecretRef: SecretRef,
   weight: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 1, description: 'Share of this cluster\'s slice the neighbour deserves relative to others (proportion policy).' })),
   maxHops: Type.Optional(Type.Integer({ minimum: 1, maximum: 255, default: 8, description: 'Relayed traffic stops after this many relays.' })),
+  publicKey: Type.Optional(Type.String({
+    minLength: 1, maxLength: 1024, pattern: '^-----BEGIN PUBLIC KEY-----',
+    description: 'The neighbour\'s Ed25519 public key, PEM (openssl pkey -pubout): its messages are checked against it, relayed or not.',
+  })),
 });
 
 export const FederationStatus = Type.Object({

@@ -23,6 +23,8 @@ export interface FederatedCluster {
   readonly id: string;
   readonly url: string;
   readonly agent: DroneAgent;
+  /** The agent's bus client (shared with the relay unless `sharedConnection` is false). */
+  readonly client: BusClient<DroneMessage>;
   readonly relay?: RelayHandle;
   readonly decisions: DroneEvent[];
   readonly broker?: EmbeddedBroker;
@@ -45,8 +47,8 @@ export interface FederationSpec {
   readonly tap?: (cluster: string, topic: string, body: DroneBody) => void;
   /** false: the relay has a connection of its own to the cluster's broker, instead of sharing the agent's (default true). */
   readonly sharedConnection?: boolean;
-  /** More options for each cluster's bus clients (agent and relay): QoS, keyring. The relay takes only the QoS. */
-  readonly bus?: (id: string) => Pick<BusOptions, 'qos' | 'keyring'>;
+  /** More options for each cluster's bus clients (agent and relay): QoS, keyring, metrics. A relay of its own takes only the QoS. */
+  readonly bus?: (id: string) => Pick<BusOptions, 'qos' | 'keyring' | 'metrics'>;
   /** The clusters whose relays and agents run here (default: all); the others run elsewhere, e.g. in another process, and `brokerUrl` names their brokers. */
   readonly hosted?: readonly string[];
 }
@@ -121,7 +123,7 @@ export async function startFederation(spec: FederationSpec, cleanup: Cleanup): P
     const decisions: DroneEvent[] = [];
     agent.on('decision', (e) => decisions.push(e));
     const broker = urls.get(id)?.broker;
-    clusters.set(id, { id, url: urls.get(id)?.url ?? '', agent, decisions, ...(relay === undefined ? {} : { relay }), ...(broker === undefined ? {} : { broker }) });
+    clusters.set(id, { id, url: urls.get(id)?.url ?? '', agent, client, decisions, ...(relay === undefined ? {} : { relay }), ...(broker === undefined ? {} : { broker }) });
   }
   for (const c of clusters.values()) await c.agent.start();
   return clusters;
