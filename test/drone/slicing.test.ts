@@ -1,20 +1,19 @@
 import test from 'ava';
 import { clusterFree, offeredCapacity } from '../../controller/drone/slicing/capacity.ts';
-import { nodeInput, podInput, HOSTED_FOR_LABEL } from '../../controller/drone/slicing/kube-input.ts';
-import { cpuMillis, memoryMiB } from '../../controller/drone/slicing/quantity.ts';
+import { nodeInput, podInput, quantityOf, HOSTED_FOR_LABEL } from '../../controller/drone/slicing/kube-input.ts';
 import { reclaim, type HostedComponent } from '../../controller/drone/slicing/reclaim.ts';
 import { isEdgeshifuError } from '../../shared/errors.ts';
 
 const quantities = [
   { q: '250m', cpu: 250 }, { q: '2', cpu: 2000 }, { q: '1.5', cpu: 1500 }, { q: 3, cpu: 3000 },
 ];
-for (const c of quantities) test(`cpu quantity ${String(c.q)} is ${c.cpu} millicores`, (t) => { t.is(cpuMillis(c.q, 'cpu'), c.cpu); });
+for (const c of quantities) test(`cpu quantity ${String(c.q)} is ${c.cpu} millicores`, (t) => { t.is(quantityOf(c.q, 'cpu', 'cpu'), c.cpu); });
 
 const memories = [{ q: '1Gi', mib: 1024 }, { q: '512Mi', mib: 512 }, { q: '1048576', mib: 1 }, { q: '1e6', mib: 1e6 / 2 ** 20 }];
-for (const c of memories) test(`memory quantity ${c.q} is ${c.mib} MiB`, (t) => { t.is(memoryMiB(c.q, 'memory'), c.mib); });
+for (const c of memories) test(`memory quantity ${c.q} is ${c.mib} MiB`, (t) => { t.is(quantityOf(c.q, 'memory', 'memory'), c.mib); });
 
 test('a malformed quantity is refused naming the field', (t) => {
-  const err = t.throws(() => cpuMillis('two cores', 'node n1 allocatable cpu'));
+  const err = t.throws(() => quantityOf('two cores', 'cpu', 'node n1 allocatable cpu'));
   t.true(isEdgeshifuError(err, 'invalid'));
   t.regex(err.message, /node n1 allocatable cpu: "two cores" is not a Kubernetes quantity/);
 });

@@ -1,11 +1,21 @@
 // Nodes and pods as the API returns them -> the plain input of capacity.ts, so the resources
 // daemon (issue 8 wires the informers) stays a thin shell over pure arithmetic.
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
+import { EdgeshifuError } from '../../../shared/errors.ts';
+import { cpuMillis, parseQuantity } from '../../../shared/kube/quantity.ts';
 import type { NodeInput, PodInput } from './capacity.ts';
-import { cpuMillis, memoryMiB } from './quantity.ts';
 
 /** Label on pods run on behalf of another cluster; its value is that cluster's id. */
 export const HOSTED_FOR_LABEL = 'drone.edgeshifu.io/hosted-for';
+
+/** A quantity in DRONE's units (cpu in millicores, memory in MiB); a malformed one is refused naming `what`. */
+export function quantityOf(quantity: string | number, unit: 'cpu' | 'memory', what: string): number {
+  try {
+    return unit === 'cpu' ? cpuMillis(quantity) : parseQuantity(quantity) / 2 ** 20;
+  } catch (err) {
+    throw new EdgeshifuError('invalid', `${what}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
 
 export function nodeInput(node: V1Node): NodeInput {
   const name = node.metadata?.name ?? '';
@@ -14,7 +24,7 @@ export function nodeInput(node: V1Node): NodeInput {
   return {
     name,
     ready,
-    allocatable: { cpu: cpuMillis(allocatable.cpu ?? '0', `node ${name} allocatable cpu`), memory: memoryMiB(allocatable.memory ?? '0', `node ${name} allocatable memory`) },
+    allocatable: { cpu: quantityOf(allocatable.cpu ?? '0', 'cpu', `node ${name} allocatable cpu`), memory: quantityOf(allocatable.memory ?? '0', 'memory', `node ${name} allocatable memory`) },
   };
 }
 
@@ -23,8 +33,8 @@ function requests(pod: V1Pod, name: string): { cpu: number; memory: number } {
   let memory = 0;
   for (const c of pod.spec?.containers ?? []) {
     const asked = c.resources?.requests ?? {};
-    cpu += cpuMillis(asked.cpu ?? '0', `pod ${name} cpu request`);
-    memory += memoryMiB(asked.memory ?? '0', `pod ${name} memory request`);
+    cpu += quantityOf(asked.cpu ?? '0', 'cpu', `pod ${name} cpu request`);
+    memory += quantityOf(asked.memory ?? '0', 'memory', `pod ${name} memory request`);
   }
   return { cpu, memory };
 }
