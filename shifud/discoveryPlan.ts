@@ -54,6 +54,18 @@ export function planScan(subnets: readonly string[], ports: readonly string[], m
   return { ok: true, value: { addresses: [...addresses], ports: checkedPorts.value } };
 }
 
+/** Whether an IPv4 address lies inside one of the subnets (malformed subnets contain nothing). */
+export function inSubnets(ip: string, subnets: readonly string[]): boolean {
+  if (!isIPv4(ip)) return false;
+  return subnets.some((cidr) => {
+    const [base = '', bits = ''] = cidr.trim().split('/');
+    const prefix = Number(bits);
+    if (!isIPv4(base) || !/^\d{1,2}$/.test(bits) || prefix > 32) return false;
+    const size = 2 ** (32 - prefix);
+    return Math.floor(toInt(ip) / size) === Math.floor(toInt(base) / size);
+  });
+}
+
 /** host:port endpoints that answered and that no EdgeDevice declares. */
 export function undeclared(answered: readonly string[], devices: readonly EdgeDevice[]): string[] {
   const declared = new Set<string>();

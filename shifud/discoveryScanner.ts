@@ -1,11 +1,13 @@
-// The unattended scan (optional, off unless subnets and ports are configured): tries each planned
-// address:port with a TCP connect under the same bounds as device probes, and reports what answers
-// and no EdgeDevice declares — in the log and, with a broker, on <prefix>/<node>/candidates
-// (retained). It never creates EdgeDevices.
+// The unattended scan (optional, off unless subnets and ports — or mDNS — are configured): tries
+// each planned address:port with a TCP connect under the same bounds as device probes, browses
+// mDNS on the node's interfaces inside the subnets when asked to, and reports what answers and no
+// EdgeDevice declares — in the log and, with a broker, on <prefix>/<node>/candidates (retained).
+// It never creates EdgeDevices, and never reports an address outside the subnets.
 import { sleep } from '../shared/backoff.ts';
 import type { Logger } from '../shared/log.ts';
 import type { DeviceSource } from './deviceDiscoverer.ts';
 import { undeclared, type ScanPlan } from './discoveryPlan.ts';
+import { mdnsServices, type MdnsRecord, type MdnsService } from './mdns.ts';
 import { probeTcp } from './probes/tcp.ts';
 
 export interface DiscoveryScannerOptions {
@@ -18,13 +20,17 @@ export interface DiscoveryScannerOptions {
   readonly logger: Logger;
   /** Where candidates go besides the log (the MQTT publisher when there is a broker). */
   readonly report?: (candidates: readonly string[]) => void;
+  /** mDNS discovery, when on: one browse per scan (mdnsBrowser.ts), kept to these subnets. */
+  readonly mdns?: { readonly browse: (signal: AbortSignal) => Promise<readonly MdnsRecord[]>; readonly subnets: readonly string[] };
 }
 
 export class DiscoveryScanner {
   private readonly options: DiscoveryScannerOptions;
   /** The last scan's candidates. */
   candidates: readonly string[] = [];
-  readonly stats = { scans: 0, attempts: 0 };
+  /** What the last mDNS browse found inside the subnets (declared or not). */
+  mdnsFound: readonly MdnsService[] = [];
+  readonly stats = { scans: 0, attempts: 0, browses: 0 };
 
   constructor(options: DiscoveryScannerOptions) {
     this.options = options;
@@ -55,11 +61,23 @@ export class DiscoveryScanner {
         await sleep(gapMs * concurrency, signal);
       }
     };
-    await Promise.all(Array.from({ length: Math.min(concurrency, endpoints.length) }, worker));
+    await Promise.all([...Array.from({ length: Math.min(concurrency, endpoints.length) }, worker), this.browse(signal)]);
     this.stats.scans += 1;
-    this.candidates = undeclared(answered, this.options.source.list());
-    this.options.logger.info({ candidates: this.candidates, tried: endpoints.length }, 'discovery candidates (not declared by any EdgeDevice)');
+    const advertised = this.mdnsFound.map((s) => s.endpoint);
+    this.candidates = undeclared([...new Set([...answered, ...advertised])], this.options.source.list());
+    this.options.logger.info({ candidates: this.candidates, tried: endpoints.length, mdns: this.mdnsFound.map((s) => `${s.instance} ${s.endpoint}`) }, 'discovery candidates (not declared by any EdgeDevice)');
     this.options.report?.(this.candidates);
     return this.candidates;
+  }
+
+  private async browse(signal: AbortSignal): Promise<void> {
+    const mdns = this.options.mdns;
+    if (mdns === undefined) return;
+    try {
+      this.mdnsFound = mdnsServices(await mdns.browse(signal), mdns.subnets);
+      this.stats.browses += 1;
+    } catch (err) {
+      this.options.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'mDNS browse failed');
+    }
   }
 }

@@ -2,6 +2,7 @@
 // (DeviceDiscoverer → deviceVerifier → DeviceUpdater) over one EdgeDevice informer, sharing one
 // ApiGate; USB plug events trigger a rescan; /healthz, /readyz, /metrics report on all of it.
 // Everything it owns stops with stop().
+import { networkInterfaces } from 'node:os';
 import { sleep } from '../shared/backoff.ts';
 import type { KubeClient } from '../shared/kube/client.ts';
 import { Informer } from '../shared/kube/informer.ts';
@@ -14,6 +15,8 @@ import { planScan } from './discoveryPlan.ts';
 import { DiscoveryScanner } from './discoveryScanner.ts';
 import type { EdgeDevice } from './edgeDevice.ts';
 import { CALL_TIMEOUT_MS, KubeEdgeDeviceStatusWriter, KubeEdgeNodeClient, edgeDeviceLister, type EdgeDeviceStatusWriter, type EdgeNodeClient } from './kubeClients.ts';
+import { browseAddresses, type MdnsRecord } from './mdns.ts';
+import { browseMdns } from './mdnsBrowser.ts';
 import { MqttPublisher } from './mqttPublisher.ts';
 import { CollectedGauge, Registry, registerProcessMetrics } from '../shared/prometheus.ts';
 import { liveness, readiness, tryServeHealth, type HealthServer, type HealthSource } from './health.ts';
@@ -31,6 +34,8 @@ export interface ShifudDeps {
   readonly usbScan?: UsbScan;
   readonly edgeNodeClient?: EdgeNodeClient;
   readonly deviceWriter?: EdgeDeviceStatusWriter;
+  /** One mDNS browse (a recorded one in tests; multicast-dns on this node's interfaces otherwise). */
+  readonly mdnsBrowse?: (signal: AbortSignal) => Promise<readonly MdnsRecord[]>;
   readonly now?: () => number;
 }
 
@@ -85,7 +90,7 @@ export class Shifud {
       ...(config.mqttUsername === undefined ? {} : { username: config.mqttUsername }),
       ...(config.mqttPassword === undefined ? {} : { password: config.mqttPassword }),
     });
-    this.scanner = this.makeScanner(config);
+    this.scanner = this.makeScanner(config, deps.mdnsBrowse);
     this.usbWatch = new UsbWatch({
       paths: config.usbWatchPaths, logger,
       onChange: () => {
@@ -97,8 +102,8 @@ export class Shifud {
   }
 
   /** The unattended scan, when subnets and ports are configured and make a valid plan. */
-  private makeScanner(config: ShifudConfig): DiscoveryScanner | undefined {
-    if (config.discoverySubnets.length === 0 || config.discoveryPorts.length === 0) return undefined;
+  private makeScanner(config: ShifudConfig, mdnsBrowse?: ShifudDeps['mdnsBrowse']): DiscoveryScanner | undefined {
+    if (config.discoverySubnets.length === 0 || (config.discoveryPorts.length === 0 && !config.discoveryMdns)) return undefined;
     const plan = planScan(config.discoverySubnets, config.discoveryPorts, config.discoveryMaxAddresses);
     if (!plan.ok) {
       this.logger.error({ err: plan.message }, 'unattended discovery is off');
@@ -108,6 +113,10 @@ export class Shifud {
       plan: plan.value, source: this.informer, intervalMs: s(config.discoveryIntervalSeconds), timeoutMs: config.probeTimeoutMs,
       concurrency: config.probeConcurrency, ratePerSecond: config.probeRatePerSecond, logger: this.logger,
       report: (candidates) => this.publisher?.publishCandidates(candidates),
+      ...(config.discoveryMdns ? { mdns: {
+        subnets: config.discoverySubnets,
+        browse: mdnsBrowse ?? ((signal: AbortSignal) => browseMdns(browseAddresses(networkInterfaces(), config.discoverySubnets), config.discoveryMdnsWindowMs, signal)),
+      } } : {}),
     });
   }
 

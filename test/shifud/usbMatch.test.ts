@@ -73,7 +73,8 @@ test('the API server refuses a malformed spec.usb and names the field', async (t
   for (const [usb, says] of cases) {
     const body = { apiVersion: API_VERSION, kind: EDGE_DEVICE.kind, metadata: { name: 'bad-usb' }, spec: { protocol: 'USB', usb } };
     const error = await t.throwsAsync(kube.custom.createNamespacedCustomObject({ group: GROUP, version: VERSION, plural: EDGE_DEVICE.plural, namespace, body }));
-    t.regex(String((error as { body?: unknown } | undefined)?.body ?? error?.message), says, JSON.stringify(usb));
+    const { body: status } = error as { body?: unknown };
+    t.regex(typeof status === 'string' ? status : error.message, says, JSON.stringify(usb));
   }
 });
 
