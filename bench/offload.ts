@@ -4,6 +4,9 @@
 // components LAUNCHED: Deployments available on b's KWOK nodes, Services and EndpointSlice on a).
 // Baseline in the same run: a plain Deployment created on b → available (Kubernetes alone).
 // Usage: npm run bench:offload -- [--requests 100] [--baseline 20]
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ExecutionContext } from 'ava';
 import { waitFor } from '../test/support/wait.ts';
@@ -74,8 +77,13 @@ try {
   for (let i = 0; i < REQUESTS; i += 1) {
     const name = `app-${i}`;
     const start = performance.now();
-    await createApp(a.kube, twoComponentApp(name, { cpu: '100m', memory: '64Mi' }));
-    await waitFor(`${name} RUNNING`, () => clock.get(name)?.get('RUNNING'), { timeoutMs: 120_000, intervalMs: 5 });
+    const body = twoComponentApp(name, { cpu: '100m', memory: '64Mi' }) as { spec: Record<string, unknown> };
+    body.spec.offload = true; // always to the neighbour: this measures offloading, not local first
+    await createApp(a.kube, body);
+    await waitFor(`${name} RUNNING`, () => clock.get(name)?.get('RUNNING'), { timeoutMs: 120_000, intervalMs: 5 }).catch((err: unknown) => {
+      for (const m of [a, b]) writeFileSync(join(tmpdir(), `edgeshifu-bench-offload-${m.id}.log`), m.controller.logs.join(''));
+      throw err;
+    });
     const times = clock.get(name);
     const pending = times?.get('PENDING') ?? Number.NaN;
     const running = times?.get('RUNNING') ?? Number.NaN;

@@ -57,6 +57,7 @@ export class DroneFederation {
   private bus?: ReturnType<typeof droneBusClient>;
   private brokerUrl = '';
   private statusTimer?: NodeJS.Timeout;
+  private startedAt = Number.POSITIVE_INFINITY;
   private readonly api: OffloadApi;
 
   constructor(deps: FederationDeps) {
@@ -79,6 +80,11 @@ export class DroneFederation {
 
   get cluster(): string {
     return this.deps.settings.droneCluster;
+  }
+
+  /** Whether the agent has heard a neighbour, or waited an advert's lifetime for one. */
+  settled(): boolean {
+    return this.agent.providers().length > 0 || Date.now() - this.startedAt >= this.deps.settings.droneAdvertTtlMs;
   }
 
   /** Where this cluster's broker listens (the embedded one's real port once started). */
@@ -116,6 +122,7 @@ export class DroneFederation {
     await this.federations.start();
     await this.refreshNeighbours();
     await this.agent.start();
+    this.startedAt = Date.now();
     const every = Math.max(1_000, settings.droneAdvertIntervalMs);
     this.statusTimer = setInterval(() => { void this.reportNeighbours(); }, every);
     this.statusTimer.unref();

@@ -69,6 +69,7 @@ export class HostSide {
     const { component, origin, app } = event;
     const entry = this.deps.agent.hosted().find((e) => e.origin === origin && e.app === app && e.component === component.name);
     await this.deps.api.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: names.namespace, labels: { [LABEL_MANAGED_BY]: MANAGED_BY, [HOSTED_FOR_LABEL]: origin } } });
+    this.deps.logger.info({ origin, app, component: component.name }, 'hosting a component: HostRequest ACCEPTED');
     await this.deps.api.create({
       apiVersion: API_VERSION, kind: 'HostRequest',
       metadata: {
@@ -158,6 +159,7 @@ export class HostSide {
 
   /** A HostRequest went away (deleted by hand, expired or released): its slice is free again. */
   forget(request: HostRequest): void {
+    this.deps.logger.info({ origin: request.spec.origin, app: request.spec.app, component: request.spec.component }, 'HostRequest gone: its slice is free');
     this.deps.agent.releaseHosted(request.spec.origin, request.spec.app, request.spec.component);
     this.send(request.spec.origin, request.spec.app, request.spec.component, { phase: 'GONE', reason: `${this.deps.cluster} no longer hosts it` });
   }

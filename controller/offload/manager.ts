@@ -74,6 +74,7 @@ export class Offloader {
     this.origin = new OriginSide({
       api, agent, cluster: settings.droneCluster, deployments: this.deployments, requests: this.offloadRequests, workloads: this.workloads,
       leaseSeconds: settings.droneLeaseSeconds, releaseTimeoutSeconds: settings.droneReleaseTimeoutSeconds, retrySeconds: settings.droneRetrySeconds, logger,
+      settled: () => this.federation.settled(),
     });
     this.host = new HostSide({
       api, agent, cluster: settings.droneCluster, requests: this.hostRequests, deployments: this.workloads, services: this.services, nodes: deps.nodes,

@@ -37,6 +37,8 @@ export interface OriginSideDeps {
   readonly releaseTimeoutSeconds: number;
   readonly retrySeconds: number;
   readonly logger: Logger;
+  /** Whether the agent has had time to hear its neighbours' slice adverts since it started. */
+  readonly settled?: () => boolean;
 }
 
 function keyOf(o: { metadata?: { namespace?: string; name?: string } }): string {
@@ -202,6 +204,8 @@ export class OriginSide {
 
   /** Writes SCHEDULING with a new app id first, then submits: a crash in between re-auctions under a newer id. */
   private async auction(dfd: DroneFederatedDeployment, status: Status, log: Logger): Promise<ReconcileResult> {
+    // a fresh agent (start, fail-over) knows no provider yet: an auction now would fail for nothing
+    if (this.deps.settled?.() === false) return { requeueAfterMs: 250 };
     // an auction from before a restart that placed nothing yet: hosts that accepted parts of it let go
     const old = status.app;
     if (old !== undefined && !this.submittedFor.has(old) && !(status.components ?? []).some((c) => c.app === old)) this.withdraw(old);

@@ -93,13 +93,17 @@ export async function prepareFederation(t: ExecutionContext, specs: readonly Mem
 export async function startFederation(t: ExecutionContext, specs: readonly MemberSpec[], options: { asServiceAccount?: boolean } = {}): Promise<Member[]> {
   const members = await prepareFederation(t, specs, options);
   for (const m of members) m.controller = await startMember(t, m);
+  keepLogsOfFailure(t, members);
+  return members;
+}
+
+/** EDGESHIFU_TEST_LOGS=dir keeps each in-process controller's log of a failed test. */
+export function keepLogsOfFailure(t: ExecutionContext, members: readonly Member[]): void {
   t.teardown(() => {
-    // EDGESHIFU_TEST_LOGS=dir keeps each controller's log of a failed test
     const dir = process.env.EDGESHIFU_TEST_LOGS;
     if (t.passed || dir === undefined) return;
-    for (const m of members) writeFileSync(`${dir}/offload-${m.id}.log`, m.controller.logs.join(''));
+    for (const m of members) if ((m.controller as RunningController | undefined) !== undefined) writeFileSync(`${dir}/offload-${m.id}.log`, m.controller.logs.join(''));
   });
-  return members;
 }
 
 const MANIFESTS = fileURLToPath(new URL('../../manifests/', import.meta.url));
