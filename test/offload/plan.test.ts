@@ -174,3 +174,16 @@ test('a host\'s admission policy refuses images outside its prefixes, and worklo
   t.is(admissionPolicy('b', [])('a', api), undefined, 'no prefixes: everything is allowed');
   t.regex(policy('a', { ...api, workload: { template: 'nonsense' } }) ?? '', /the workload of api from a/);
 });
+
+test('a Federation says Connected while its neighbour\'s adverts arrive, written only on change', async (t) => {
+  const { neighbourCondition } = await import('../../controller/offload/federation.ts');
+  const federation = { apiVersion: 'shifu.edgenesis.io/v1alpha1' as const, kind: 'Federation', metadata: { name: 'b', generation: 2 }, spec: { clusterId: 'b', brokerUrl: 'mqtt://b:1883', credentialsSecretRef: { name: 'fed-b', namespace: 'edgeshifu-system' } } };
+  const now = new Date(0);
+  const up = neighbourCondition(federation, true, now);
+  t.like(up, { type: 'Connected', status: 'True', reason: 'AdvertsHeard', observedGeneration: 2 });
+  if (up === undefined) throw new Error('no condition');
+  t.is(neighbourCondition({ ...federation, status: { conditions: [up] } }, true, now), undefined, 'unchanged: nothing to write');
+  const down = neighbourCondition({ ...federation, status: { conditions: [up] } }, false, now);
+  t.like(down, { status: 'False', reason: 'NoAdverts' });
+  t.regex(down?.message ?? '', /edgeshifu-system\/fed-b/, 'says which Secret to check');
+});
