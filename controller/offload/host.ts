@@ -90,10 +90,11 @@ export class HostSide {
     const names = hostedNames(msg.sender, msg.app, msg.component);
     const request = this.deps.requests.get(`${names.namespace}/${names.name}`);
     if (request === undefined) {
+      const entry = this.deps.agent.hosted().find((e) => e.origin === msg.sender && e.app === msg.app && e.component === msg.component);
       // Not (or no longer) here: say so, and the origin puts the component to auction again.
-      if (!this.deps.agent.hosted().some((e) => e.origin === msg.sender && e.app === msg.app && e.component === msg.component)) {
-        this.send(msg.sender, msg.app, msg.component, { phase: 'GONE', reason: `${this.deps.cluster} does not host ${msg.component} of ${msg.app}` });
-      }
+      if (entry === undefined) this.send(msg.sender, msg.app, msg.component, { phase: 'GONE', reason: `${this.deps.cluster} does not host ${msg.component} of ${msg.app}` });
+      // Held but without its HostRequest (its creation failed for good): made again from the lease.
+      else await this.onDecision({ type: 'host', origin: msg.sender, app: msg.app, component: { name: msg.component, image: '-', resources: entry.resources, workload: msg.workload } });
       return undefined;
     }
     const wanted = { workload: msg.workload, revision: msg.revision, launch: msg.launch, dependencies: msg.dependencies, leaseSeconds: msg.leaseSeconds };
