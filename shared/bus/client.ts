@@ -53,6 +53,8 @@ export interface BusOptions {
   readonly qos?: 0 | 1;
   /** Signs what this client publishes and checks what it receives (signing.ts). Relays forward as is. */
   readonly keyring?: Keyring;
+  /** Called when the connection comes up (true) or goes down (false). */
+  readonly onLink?: (connected: boolean) => void;
 }
 
 export type Body<M> = M extends unknown ? Omit<M, keyof Envelope | 'kind'> & { kind: M extends { kind: infer K } ? K : never } : never;
@@ -70,6 +72,9 @@ export interface HandlerOptions {
 
 interface Route<M> { readonly filters: Filter[]; readonly handler: Handler<M>; readonly verify: boolean }
 
+/** Bytes on a topic outside the message tree (the relays' own control traffic), not decoded. */
+export type RawHandler = (topic: string, payload: Buffer) => void;
+
 /** Topics parsed recently: a federation uses few of them, over and over. */
 const TOPIC_CACHE_SIZE = 8192;
 
@@ -84,6 +89,7 @@ export class BusClient<M extends Envelope> {
   /** What this client asked the broker for (a later filter that one of these covers is not sent again). */
   private readonly subscriptions: Filter[] = [];
   private readonly topics = new Map<string, TopicInfo | undefined>();
+  private readonly raw: Array<{ filter: Filter; handler: RawHandler }> = [];
   private readonly qos: 0 | 1;
   private client?: MqttClient;
   private delay: number;
@@ -172,11 +178,13 @@ export class BusClient<M extends Envelope> {
     if (this.client !== undefined) this.client.options.reconnectPeriod = this.delay;
     this.metrics.connected.set({ link: this.link }, 1);
     this.options.logger?.info({ link: this.link, url: this.options.url }, 'bus connected');
+    this.options.onLink?.(true);
   }
 
   /** Exponential backoff: mqtt.js reads reconnectPeriod each time it schedules a reconnect. */
   private onClose(): void {
     this.metrics.connected.set({ link: this.link }, 0);
+    this.options.onLink?.(false);
     if (this.client === undefined || this.options.signal?.aborted === true) return;
     this.metrics.reconnects.inc({ link: this.link });
     this.client.options.reconnectPeriod = this.delay;
@@ -202,6 +210,14 @@ export class BusClient<M extends Envelope> {
     }
     const refused = grants.filter((g) => g.qos === 128 || g.qos > 2);
     if (refused.length > 0) throw new EdgeshifuError('forbidden', `broker refused the subscription to ${refused.map((g) => g.topic).join(', ')} for ${this.options.username ?? this.options.cluster}`);
+  }
+
+  /** Hands `handler` the bytes published on `filter` (a topic outside the message tree); throws 'forbidden' when refused. */
+  async subscribeRaw(filter: string, handler: RawHandler): Promise<void> {
+    const client = this.requireClient();
+    this.raw.push({ filter: filterOf(filter), handler });
+    const grants = await client.subscribeAsync(filter, { qos: this.qos });
+    if (grants.some((g) => g.qos === 128 || g.qos > 2)) throw new EdgeshifuError('forbidden', `broker refused the subscription to ${filter} for ${this.options.username ?? this.options.cluster}`);
   }
 
   /** Publishes a new message from this cluster: id, sender, timestamp and hops are filled in here, and the signature when there is a key. */
@@ -249,43 +265,46 @@ export class BusClient<M extends Envelope> {
     return info;
   }
 
+  private rawHandled(topic: string, payload: Buffer): boolean {
+    if (this.raw.length === 0) return false;
+    const levels = topic.split('/');
+    const raw = this.raw.find((r) => matchLevels(r.filter, levels));
+    raw?.handler(topic, payload);
+    return raw !== undefined;
+  }
+
   private onMessage(topic: string, payload: Buffer): void {
     const info = this.topicInfo(topic);
     if (info === undefined) {
-      this.drop('invalid', topic, 'topic is not in the edgeshifu/v1 tree');
+      if (!this.rawHandled(topic, payload)) this.drop('invalid', topic, 'topic is not in the edgeshifu/v1 tree');
       return;
     }
     if (this.options.ignoreOwn === true && info.scope !== 'local' && info.origin === this.options.cluster) return;
     const now = this.clock();
-    // A copy of a message already accepted (relays deliver a broadcast once per path) is not even parsed.
-    const peeked = peekKey(payload);
-    if (peeked !== undefined && this.seen.has(peeked, now)) {
-      this.drop('duplicate', topic, peeked);
-      return;
-    }
-    const parsed = this.codec.parse(payload);
-    if (!parsed.ok) {
-      this.drop(parsed.reason, topic, parsed.detail);
-      return;
-    }
-    const key = peeked ?? keyOf(parsed.value);
-    if (key !== undefined && peeked === undefined && this.seen.has(key, now)) {
-      this.drop('duplicate', topic, key);
-      return;
-    }
-    const decoded = this.codec.check(parsed.value);
-    if (!decoded.ok) {
-      this.drop(decoded.reason, topic, decoded.detail);
-      return;
-    }
-    const problem = this.mismatch(decoded.message, info);
-    if (problem !== undefined) {
-      this.drop(problem.reason, topic, problem.detail);
+    const accepted = this.accept(info, payload, now);
+    if (!accepted.ok) {
+      this.drop(accepted.reason, topic, accepted.detail);
       return;
     }
     // The key holds the signature too, so a forged copy that arrives first cannot shadow the genuine message.
-    this.seen.add(key ?? decoded.message.id, now);
-    this.dispatch(decoded.message, info, topic, payload);
+    this.seen.add(accepted.key, now);
+    this.dispatch(accepted.message, info, topic, payload);
+  }
+
+  /** The message if it is new, valid and consistent with its topic; otherwise why not. */
+  private accept(info: TopicInfo, payload: Buffer, now: number): { ok: true; message: M; key: string } | { ok: false; reason: DropReason; detail: string } {
+    // A copy of a message already accepted (relays deliver a broadcast once per path) is not even parsed.
+    const peeked = peekKey(payload);
+    if (peeked !== undefined && this.seen.has(peeked, now)) return { ok: false, reason: 'duplicate', detail: peeked };
+    const parsed = this.codec.parse(payload);
+    if (!parsed.ok) return parsed;
+    const key = peeked ?? keyOf(parsed.value);
+    if (key !== undefined && peeked === undefined && this.seen.has(key, now)) return { ok: false, reason: 'duplicate', detail: key };
+    const decoded = this.codec.check(parsed.value);
+    if (!decoded.ok) return decoded;
+    const problem = this.mismatch(decoded.message, info);
+    if (problem !== undefined) return { ok: false, ...problem };
+    return { ok: true, message: decoded.message, key: key ?? decoded.message.id };
   }
 
   /** Whether the message agrees with its topic: sender, kind and recipient. */

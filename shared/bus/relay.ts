@@ -5,12 +5,15 @@
 // Messages addressed to this cluster, local traffic and what a neighbour itself wrote or relayed
 // are not pushed back to it. A relay forwards the bytes it received with only `hops` raised
 // (codec.ts framing): no encoding per hop, and the sender's signature still holds at the far end.
+// Broadcasts follow a tree per origin (routes.ts) rather than every link, once the neighbours have
+// told each other where they get each origin's traffic; directed messages follow the reverse path.
 import type { Logger } from '../log.ts';
 import { BusClient, type BusOptions, type BusTls } from './client.ts';
 import { withHops, type MessageCodec } from './codec.ts';
 import { MAX_HOPS, type Envelope } from './envelope.ts';
 import type { BusMetrics } from './metrics.ts';
-import { RELAY_FILTERS, relayTopicOf, type TopicInfo } from './topics.ts';
+import { RelayRoutes } from './routes.ts';
+import { RELAY_FILTERS, relayControlFilter, relayControlTopic, relayTopicOf, type TopicInfo } from './topics.ts';
 
 export interface Neighbour {
   readonly cluster: string;
@@ -32,18 +35,28 @@ export interface RelayOptions<M extends Envelope = Envelope> {
   readonly maxHops?: number;
   /** QoS towards the neighbours' brokers (BusOptions.qos; the local link takes `local.qos`). */
   readonly qos?: 0 | 1;
+  /** false: flood broadcasts over every link instead of a tree per origin (routes.ts). */
+  readonly tree?: boolean;
+  /** How long a neighbour's route list holds (sent again every third of it, and on every change). */
+  readonly routesTtlMs?: number;
   readonly logger?: Logger;
   readonly metrics?: BusMetrics;
   readonly signal?: AbortSignal;
 }
+
+const ROUTES_TTL_MS = 6_000;
+/** Route changes come in bursts (a federation starting): one list per neighbour for each burst. */
+const DECLARE_DELAY_MS = 10;
 
 export class FederationRelay<M extends Envelope> {
   private readonly options: RelayOptions<M>;
   private readonly codec: MessageCodec<M>;
   private readonly links = new Map<string, { neighbour: Neighbour; client: BusClient<M> }>();
   private local?: BusClient<M>;
-  /** Learned next hop towards each cluster: the neighbour its traffic first came from (reverse path). */
-  private readonly routes = new Map<string, string>();
+  /** Learned next hop towards each cluster (the neighbour its traffic first came from) and the neighbours' lists. */
+  private readonly routes: RelayRoutes;
+  private declareTimer?: NodeJS.Timeout;
+  private refreshTimer?: NodeJS.Timeout;
   private stopped = false;
   /** Relayed messages, for tests and the benchmark. */
   forwarded = 0;
@@ -51,6 +64,7 @@ export class FederationRelay<M extends Envelope> {
   constructor(options: RelayOptions<M>, codec: MessageCodec<M>) {
     this.options = options;
     this.codec = codec;
+    this.routes = new RelayRoutes({ self: options.cluster, ttlMs: options.routesTtlMs ?? ROUTES_TTL_MS });
   }
 
   async start(): Promise<void> {
@@ -62,6 +76,11 @@ export class FederationRelay<M extends Envelope> {
       await local.start();
     }
     await this.setNeighbours(o.neighbours);
+    if (o.tree !== false) {
+      await local.subscribeRaw(relayControlFilter(o.cluster), (topic, payload) => { this.onRoutes(topic, payload); });
+      this.refreshTimer = setInterval(() => { this.declareAll(); }, (o.routesTtlMs ?? ROUTES_TTL_MS) / 3);
+      this.refreshTimer.unref();
+    }
     // Receivers check signatures; the relay forwards the bytes as they came.
     await local.subscribe(RELAY_FILTERS, (message, info, payload) => { this.forward(message, info, payload); }, { verify: false });
   }
@@ -77,6 +96,7 @@ export class FederationRelay<M extends Envelope> {
     for (const [cluster, link] of [...this.links]) {
       if (JSON.stringify(wanted.get(cluster)) === JSON.stringify(link.neighbour)) continue;
       this.links.delete(cluster);
+      if (this.routes.linkDown(cluster)) this.declareSoon();
       await link.client.stop();
     }
     for (const neighbour of neighbours) {
@@ -87,6 +107,7 @@ export class FederationRelay<M extends Envelope> {
         ...(neighbour.password === undefined ? {} : { password: neighbour.password }),
         ...(neighbour.tls === undefined ? {} : { tls: neighbour.tls }),
         ...(this.options.qos === undefined ? {} : { qos: this.options.qos }),
+        onLink: (up) => { this.onLink(neighbour.cluster, up); },
         ...this.common(),
       }, this.codec);
       this.links.set(neighbour.cluster, { neighbour, client });
@@ -98,12 +119,13 @@ export class FederationRelay<M extends Envelope> {
   private forward(message: M, info: TopicInfo, payload: Buffer): void {
     const maxHops = Math.min(this.options.maxHops ?? 8, MAX_HOPS);
     if (this.stopped || message.hops >= maxHops || info.scope === 'local') return;
-    if (info.scope === 'to' && info.recipient === this.options.cluster) return;
     this.learn(info);
+    if (info.scope === 'to' && info.recipient === this.options.cluster) return;
+    const now = Date.now();
     let next: Buffer | undefined;
     let topic: string | undefined;
     for (const [cluster, link] of this.targets(info)) {
-      if (cluster === info.publisher || cluster === message.sender || !link.client.connected) continue;
+      if (!this.sends(cluster, link, { message, info, now })) continue;
       topic ??= relayTopicOf(this.options.cluster, info);
       next ??= withHops(payload, message.hops + 1) ?? this.codec.encode({ ...message, hops: message.hops + 1 });
       this.forwarded += 1;
@@ -113,18 +135,74 @@ export class FederationRelay<M extends Envelope> {
     }
   }
 
-  private learn(info: TopicInfo): void {
-    const current = this.routes.get(info.origin);
-    const up = current !== undefined && this.links.get(current)?.client.connected === true;
-    if (info.publisher !== this.options.cluster && this.links.has(info.publisher) && !up) this.routes.set(info.origin, info.publisher);
+  /** Never back where it came from or to whom wrote it, not over a link that is down, and a broadcast only along the tree. */
+  private sends(cluster: string, link: { client: BusClient<M> }, at: { message: M; info: TopicInfo; now: number }): boolean {
+    const { message, info, now } = at;
+    if (cluster === info.publisher || cluster === message.sender || !link.client.connected) return false;
+    return info.scope !== 'fed' || this.options.tree === false || this.routes.forwards(info.origin, cluster, now);
   }
 
-  /** A directed message goes only towards its recipient when a live route is known; everything else is flooded. */
-  private targets(info: TopicInfo): Array<[string, { neighbour: Neighbour; client: BusClient<M> }]> {
-    const via = info.scope === 'to' && info.recipient !== undefined ? this.routes.get(info.recipient) : undefined;
+  /** Traffic from a neighbour names the way to its origin (the first one stays while its link is up). */
+  private learn(info: TopicInfo): void {
+    if (info.publisher === this.options.cluster || !this.links.has(info.publisher)) return;
+    const current = this.routes.parent(info.origin);
+    if (current !== undefined && this.links.get(current)?.client.connected !== true) this.routes.linkDown(current);
+    if (this.routes.learn(info.origin, info.publisher)) this.declareSoon();
+  }
+
+  /** A directed message goes only towards its recipient when a live route is known; everything else to every link. */
+  private targets(info: TopicInfo): Iterable<[string, { neighbour: Neighbour; client: BusClient<M> }]> {
+    const via = info.scope === 'to' && info.recipient !== undefined ? this.routes.parent(info.recipient) : undefined;
     const link = via === undefined ? undefined : this.links.get(via);
     if (via !== undefined && link?.client.connected === true) return [[via, link]];
-    return [...this.links];
+    return this.links;
+  }
+
+  private onLink(cluster: string, up: boolean): void {
+    if (this.stopped || this.options.tree === false) return;
+    // Down: the routes through it go, and so do the lists that kept the other neighbours from sending them here.
+    if (up || this.routes.linkDown(cluster)) this.declareSoon();
+  }
+
+  /** A neighbour's list: `{"v":1,"prune":[origins it gets elsewhere]}` on edgeshifu/v1/<it>/relayctl/<self>. */
+  private onRoutes(topic: string, payload: Buffer): void {
+    const from = topic.split('/')[2] ?? '';
+    if (!this.links.has(from) || payload.length > 1 << 20) return;
+    let prune: unknown;
+    try {
+      prune = (JSON.parse(payload.toString()) as { prune?: unknown }).prune;
+    } catch {
+      prune = undefined;
+    }
+    if (!Array.isArray(prune) || !prune.every((o) => typeof o === 'string')) {
+      this.options.logger?.warn({ neighbour: from }, 'ignored a route list that is not {"prune": [cluster ids]}');
+      return;
+    }
+    if (this.routes.received(from, prune, Date.now())) this.declareSoon();
+  }
+
+  private declareSoon(): void {
+    if (this.stopped || this.options.tree === false || this.declareTimer !== undefined) return;
+    this.declareTimer = setTimeout(() => {
+      this.declareTimer = undefined;
+      this.declareAll();
+    }, DECLARE_DELAY_MS);
+    this.declareTimer.unref();
+  }
+
+  private declareAll(): void {
+    for (const [cluster, link] of this.links) {
+      if (!link.client.connected) continue;
+      const payload = Buffer.from(JSON.stringify({ v: 1, prune: this.routes.pruneFor(cluster) }));
+      link.client.publishPayload(relayControlTopic(this.options.cluster, cluster), payload, 'relayctl').catch((err: unknown) => {
+        this.options.logger?.warn({ neighbour: cluster, err: err instanceof Error ? err.message : String(err) }, 'could not send the route list');
+      });
+    }
+  }
+
+  /** The neighbour this relay reaches `cluster` through (its traffic's way in), if known. */
+  routeTo(cluster: string): string | undefined {
+    return this.routes.parent(cluster);
   }
 
   /** How many neighbour links are connected now. */
@@ -134,6 +212,8 @@ export class FederationRelay<M extends Envelope> {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    clearTimeout(this.declareTimer);
+    clearInterval(this.refreshTimer);
     await this.local?.stop();
     this.local = undefined;
     for (const link of this.links.values()) await link.client.stop();

@@ -7,6 +7,7 @@
 //   edgeshifu/v1/<relayer>/relay/<origin>/fed/<kind>             broadcast, relayed
 //   edgeshifu/v1/<relayer>/relay/<origin>/to/<recipient>/<kind>  directed, relayed
 //   edgeshifu/v1/<cluster>/local/<kind>                          inside one cluster, never relayed
+//   edgeshifu/v1/<relayer>/relayctl/<neighbour>                  relay to relay: its routes (routes.ts)
 import { EdgeshifuError } from '../errors.ts';
 
 export const TOPIC_ROOT = 'edgeshifu/v1';
@@ -63,6 +64,19 @@ export function relayTopicOf(relayer: string, info: TopicInfo): string {
   if (info.scope === 'local') throw new EdgeshifuError('invalid', 'local traffic is never relayed');
   const scope = info.scope === 'fed' ? `fed/${info.kind}` : `to/${info.recipient ?? ''}/${info.kind}`;
   return `${TOPIC_ROOT}/${segment(relayer, 'relay cluster id')}/relay/${info.origin}/${scope}`;
+}
+
+/**
+ * Relay control (routes.ts): what relay `from` tells its neighbour `to`, published on `to`'s
+ * broker under `from`'s id. Outside the message tree: no agent reads it and no relay forwards it.
+ */
+export function relayControlTopic(from: string, to: string): string {
+  return `${TOPIC_ROOT}/${segment(from, 'relay cluster id')}/relayctl/${segment(to, 'neighbour cluster id')}`;
+}
+
+/** What a relay reads on its own broker: its neighbours' control messages to it. */
+export function relayControlFilter(self: string): string {
+  return `${TOPIC_ROOT}/+/relayctl/${segment(self, 'cluster id')}`;
 }
 
 /** What a cluster's agent subscribes to on its own broker: all broadcasts, what is addressed to it, its local traffic. */
