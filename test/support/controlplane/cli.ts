@@ -1,6 +1,7 @@
 // `npm run cluster:up` / `cluster:down`: a local dev control plane that outlives the command, with
 // a kubeconfig for kubectl. `npm start` (`up --foreground`) runs the local edge stack in the
-// foreground (test/support/localstack/stack.ts) and stops it on Ctrl-C.
+// foreground (test/support/localstack/stack.ts) and stops it on Ctrl-C; `--clusters 2` adds the
+// neighbour cluster edge-2 and a demo offload to it (DRONE).
 import { mkdir, rm, symlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -8,7 +9,7 @@ import { startCluster, saveState, stopFromState, type TestCluster } from './clus
 import { controlPlaneBinaries } from './binaries.ts';
 import { Kube } from '../cluster.ts';
 import { installCrds } from '../crds.ts';
-import { startLocalStack, type LocalStack } from '../localstack/stack.ts';
+import { startLocalStack, type LocalFederation, type LocalStack } from '../localstack/stack.ts';
 
 const HOME = resolve('.edgeshifu');
 const DEV_DIR = join(HOME, 'dev-cluster');
@@ -55,19 +56,35 @@ devices, each through its deviceShifu (run as a local process by the development
   }
   console.log(`
   edgeMap: ${stack.edgeMapUrl}   (JSON: ${stack.edgeMapUrl.replace(/\/$/, '')}, Graphviz: ${stack.edgeMapUrl.replace(/\/$/, '')}.dot)
-  logs: ${join(stack.cluster.dir, 'logs')}
+  logs: ${join(stack.cluster.dir, 'logs')}`);
+  if (stack.federation !== undefined) printFederation(stack.federation, stack.cluster.kubeconfigPath, kubectlPath);
+  console.log('\nCtrl-C stops everything.');
+}
 
-Ctrl-C stops everything.`);
+function printFederation(federation: LocalFederation, homeKubeconfig: string, kubectlPath: string): void {
+  const { home, neighbour, demo } = federation;
+  const on = (kubeconfig: string): string => `${kubectlPath} --kubeconfig ${kubeconfig}`;
+  const there = neighbour.cluster.kubeconfigPath;
+  console.log(`
+federation (DRONE): this stack is cluster ${home}, its neighbour ${neighbour.id} is a second control plane
+  ${neighbour.id}: kubeconfig ${there}, edgeMap ${neighbour.edgeMapUrl}, logs ${join(neighbour.cluster.dir, 'logs')}
+  the demo app ${demo.namespace}/${demo.name} (db, then api) ${federation.demoRunning ? 'runs' : 'was sent to be run'} on ${neighbour.id}'s KWOK node ${neighbour.node}:
+  its pods are KWOK pods (KWOK reports them Running; nothing executes, and nothing answers at their endpoints)
+  ${on(homeKubeconfig)} get dfd,oreq -A    # phase, and where each component runs
+  ${on(there)} get hreq -A    # what ${neighbour.id} runs for ${home}
+  ${on(there)} get deployments,pods -n drone-${home} -o wide
+  ${on(homeKubeconfig)} get federations    # CONNECTED: ${neighbour.id}'s slice adverts arrive
+  ${on(there)} get federations`);
 }
 
 /**
  * The main job (issue 9): the local edge stack (test/support/localstack/stack.ts) in the
  * foreground; everything stops on Ctrl-C.
  */
-async function foreground(dir: string, port: number): Promise<void> {
+async function foreground(dir: string, port: number, clusters: number): Promise<void> {
   await rm(dir, { recursive: true, force: true });
   await mkdir(join(dir, 'logs'), { recursive: true });
-  const stack = await startLocalStack({ dir, port, progress: (line) => { console.log(line); } });
+  const stack = await startLocalStack({ dir, port, clusters, progress: (line) => { console.log(line); } });
   const stop = async (): Promise<void> => {
     console.log('\nstopping...');
     await stack.stop();
@@ -95,13 +112,20 @@ async function foreground(dir: string, port: number): Promise<void> {
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
-  options: { foreground: { type: 'boolean' }, port: { type: 'string', default: String(PORT) }, dir: { type: 'string', default: join(HOME, 'local') } },
+  options: {
+    foreground: { type: 'boolean' }, port: { type: 'string', default: String(PORT) }, dir: { type: 'string', default: join(HOME, 'local') },
+    clusters: { type: 'string', default: '1' },
+  },
 });
 const command = positionals[0];
-if (command === 'up' && values.foreground === true) await foreground(resolve(values.dir), Number(values.port));
+const clusters = Number(values.clusters);
+if (clusters !== 1 && clusters !== 2) {
+  console.error(`--clusters must be 1 or 2 (2 adds the neighbour cluster edge-2 and a demo offload), got "${values.clusters}"`);
+  process.exitCode = 2;
+} else if (command === 'up' && values.foreground === true) await foreground(resolve(values.dir), Number(values.port), clusters);
 else if (command === 'up') await up();
 else if (command === 'down') await down();
 else {
-  console.error('usage: cli.ts up [--foreground [--port 8080] [--dir .edgeshifu/local]] | down');
+  console.error('usage: cli.ts up [--foreground [--port 8080] [--dir .edgeshifu/local] [--clusters 1|2]] | down');
   process.exitCode = 2;
 }

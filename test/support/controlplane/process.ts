@@ -11,6 +11,8 @@ export interface ProcessSpec {
   readonly logFile: string;
   /** Survive the parent (for `npm run cluster:up`); the caller records the pid. */
   readonly detach?: boolean;
+  /** Added to this process's environment: secrets go here, never in argv (readable by anyone in /proc). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 // Processes started by this Node process and not yet stopped: killed synchronously if it exits
@@ -71,7 +73,8 @@ export class ManagedProcess {
   start(): void {
     if (this.running) throw new Error(`${this.spec.name} is already running`);
     const fd = openSync(this.spec.logFile, 'a');
-    const child = spawn(this.spec.command, this.spec.args, { detached: true, stdio: ['ignore', fd, fd] });
+    const env = this.spec.env === undefined ? process.env : { ...process.env, ...this.spec.env };
+    const child = spawn(this.spec.command, this.spec.args, { detached: true, stdio: ['ignore', fd, fd], env });
     closeSync(fd);
     this.child = child;
     this.exited = once(child, 'exit').then(() => {

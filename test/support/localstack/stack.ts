@@ -1,12 +1,15 @@
 // The local edge stack (issue 9), what `npm start` runs: the test harness's control plane with the
 // CRDs, a KWOK node `edge-local`, the controller (edgeMap), shifud for that node, mock devices
 // registered as EdgeDevices, and the development runner (not a kubelet) that runs their
-// deviceShifus as local processes. Everything it starts is stopped by stop(), in reverse order.
+// deviceShifus as local processes. With `clusters: 2` it is DRONE cluster edge-1 of a federation
+// with a second control plane edge-2, and offloads a demo app there (federation.ts). Everything
+// it starts is stopped by stop(), in reverse order.
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { startCluster, type TestCluster } from '../controlplane/cluster.ts';
+import { freePort } from '../controlplane/ports.ts';
 import { ManagedProcess } from '../controlplane/process.ts';
 import { Kube } from '../cluster.ts';
 import { installCrds } from '../crds.ts';
@@ -16,6 +19,10 @@ import { createLogger } from '../../../shared/log.ts';
 import { GROUP, VERSION } from '../../../shared/crds/resources.ts';
 import { LOCAL_DEVICES, deviceManifests, startMock, type LocalDevice } from './devices.ts';
 import { DevelopmentRunner } from './runner.ts';
+import {
+  DEMO, demoManifests, droneArgs, droneEnv, federate, followOffload, heard, NEIGHBOUR_ID, NEIGHBOUR_NODE, planFederation, ROOMY_NODE, SMALL_NODE,
+  type DroneMember,
+} from './federation.ts';
 
 export const LOCAL_NODE = 'edge-local';
 const TSX = join('node_modules', '.bin', 'tsx');
@@ -26,6 +33,8 @@ export interface LocalStackOptions {
   /** The controller's HTTP port (edgeMap). */
   readonly port: number;
   readonly progress?: (line: string) => void;
+  /** 2: also a neighbour cluster edge-2 and a demo offload to it (DRONE); 1 by default. */
+  readonly clusters?: number;
 }
 
 export interface ServedDevice {
@@ -35,12 +44,31 @@ export interface ServedDevice {
   readonly mockPort: number;
 }
 
+/** The second cluster of `--clusters 2`: a control plane with one roomy KWOK node and its controller. */
+export interface NeighbourCluster {
+  readonly id: string;
+  readonly cluster: TestCluster;
+  readonly controller: ManagedProcess;
+  readonly node: string;
+  readonly edgeMapUrl: string;
+}
+
+export interface LocalFederation {
+  /** This stack's DRONE cluster id. */
+  readonly home: string;
+  readonly neighbour: NeighbourCluster;
+  readonly demo: { readonly namespace: string; readonly name: string };
+  /** Whether the demo reached RUNNING while the stack started. */
+  readonly demoRunning: boolean;
+}
+
 export interface LocalStack {
   readonly cluster: TestCluster;
   readonly controller: ManagedProcess;
   readonly shifud: ManagedProcess;
   readonly devices: readonly ServedDevice[];
   readonly edgeMapUrl: string;
+  readonly federation?: LocalFederation;
   stop(): Promise<void>;
 }
 
@@ -56,10 +84,44 @@ export async function applyObjects(kubeconfig: string, objects: readonly unknown
   return applied.stdout.trim();
 }
 
-function component(name: string, dir: string, env: readonly string[], args: readonly string[]): ManagedProcess {
-  const process = new ManagedProcess({ name, command: 'env', args: [...env, TSX, ...args], logFile: join(dir, 'logs', `${name}.log`) });
+function component(name: string, logFile: string, env: Readonly<Record<string, string>>, args: readonly string[]): ManagedProcess {
+  const process = new ManagedProcess({ name, command: TSX, args, logFile, env });
   process.start();
   return process;
+}
+
+function controllerArgs(kubeconfig: string, port: number): string[] {
+  return ['controller/main.ts', '--kubeconfig', kubeconfig, '--no-leader-election', '--port', String(port),
+    // a device waiting for room is looked at again within seconds, not the production minute
+    '--resync-seconds', '10',
+    // the development runner enforces no requests, and shifud measures this whole (often busy)
+    // machine: at 0m free CPU a 10m request would leave every deviceShifu Pending
+    '--cpu-request', '0'];
+}
+
+/** edge-2: its own control plane, a roomy KWOK node (no development runner: its pods are KWOK's), Secrets, Federation, controller. */
+async function startNeighbour(self: DroneMember, home: DroneMember, dir: string, stoppers: Stopper[]): Promise<NeighbourCluster> {
+  const neighbourDir = join(dir, self.id);
+  const cluster = await startCluster({ name: `edgeshifu-${self.id}`, dir: neighbourDir });
+  stoppers.push(() => cluster.stop());
+  const kube = new Kube(cluster.kubeconfigPath);
+  await installCrds(kube);
+  await kube.core.createNamespace({ body: { metadata: { name: 'deviceshifu' } } });
+  await kube.addNode(NEIGHBOUR_NODE, ROOMY_NODE);
+  await federate(kube, self, home);
+  const port = await freePort();
+  const controller = component('controller', join(neighbourDir, 'logs', 'controller.log'), droneEnv(self), [...controllerArgs(cluster.kubeconfigPath, port), ...droneArgs(self)]);
+  stoppers.push(() => controller.stop());
+  return { id: self.id, cluster, controller, node: NEIGHBOUR_NODE, edgeMapUrl: `http://127.0.0.1:${String(port)}/edgemap/` };
+}
+
+/** The demo: both clusters hear each other, then the app is applied on edge-1 as a user would, and followed to RUNNING. */
+async function offloadDemo(kube: Kube, neighbour: NeighbourCluster, home: string, progress: (line: string) => void): Promise<boolean> {
+  progress(`waiting for ${home} and ${neighbour.id} to hear each other's slice adverts (kubectl get federations)...`);
+  await Promise.all([heard(kube, neighbour.id), heard(new Kube(neighbour.cluster.kubeconfigPath), home)]);
+  progress(`offloading a demo app: ${home}'s node is too small for it, so DRONE places it on ${neighbour.id}`);
+  progress(await applyObjects(kube.kubeconfigPath, demoManifests()));
+  return followOffload(kube, progress);
 }
 
 async function healthy(url: string): Promise<boolean> {
@@ -104,6 +166,7 @@ async function startEdge(kube: Kube, dir: string, stoppers: Stopper[], progress:
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const { dir, port } = options;
   const progress = options.progress ?? ((): void => undefined);
+  const plan = options.clusters === 2 ? await planFederation() : undefined;
   const stoppers: Stopper[] = [];
   try {
     progress('starting the control plane (the first run on a machine builds it: about 10 minutes)...');
@@ -112,16 +175,18 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const kube = new Kube(cluster.kubeconfigPath);
     await installCrds(kube);
     for (const name of ['devices', 'deviceshifu']) await kube.core.createNamespace({ body: { metadata: { name } } });
-    await kube.addNode(LOCAL_NODE, { cpu: '4', memory: '4Gi' });
+    await kube.addNode(LOCAL_NODE, plan === undefined ? { cpu: '4', memory: '4Gi' } : SMALL_NODE);
+    let neighbour: NeighbourCluster | undefined;
+    if (plan !== undefined) {
+      progress(`starting the neighbour cluster ${NEIGHBOUR_ID} (a second control plane) and joining both into a DRONE federation...`);
+      await federate(kube, plan.home, plan.neighbour);
+      neighbour = await startNeighbour(plan.neighbour, plan.home, dir, stoppers);
+    }
     progress('starting the controller and shifud...');
-    const controller = component('controller', dir, [], ['controller/main.ts', '--kubeconfig', cluster.kubeconfigPath, '--no-leader-election', '--port', String(port),
-      // a device waiting for room is looked at again within seconds, not the production minute
-      '--resync-seconds', '10',
-      // the development runner enforces no requests, and shifud measures this whole (often busy)
-      // machine: at 0m free CPU a 10m request would leave every deviceShifu Pending
-      '--cpu-request', '0']);
+    const controller = component('controller', join(dir, 'logs', 'controller.log'), plan === undefined ? {} : droneEnv(plan.home),
+      [...controllerArgs(cluster.kubeconfigPath, port), ...(plan === undefined ? [] : droneArgs(plan.home))]);
     stoppers.push(() => controller.stop());
-    const shifud = component('shifud', dir, [`NODE_NAME=${LOCAL_NODE}`, `KUBECONFIG=${cluster.kubeconfigPath}`], ['shifud/main.ts']);
+    const shifud = component('shifud', join(dir, 'logs', 'shifud.log'), { NODE_NAME: LOCAL_NODE, KUBECONFIG: cluster.kubeconfigPath }, ['shifud/main.ts']);
     stoppers.push(() => shifud.stop());
     // the controller places deviceShifus by what shifud measured: register devices once it has reported
     await waitFor(`shifud's EdgeNode ${LOCAL_NODE} to report free resources`, async () => {
@@ -129,7 +194,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       return edgeNode.status?.free;
     }, { timeoutMs: 60_000, abortIf: () => (shifud.running ? undefined : `shifud exited:\n${shifud.tail()}`) });
     const devices = await startEdge(kube, dir, stoppers, progress);
-    return { cluster, controller, shifud, devices, edgeMapUrl: `http://127.0.0.1:${String(port)}/edgemap/`, stop: () => stopAll(stoppers) };
+    const federation = plan === undefined || neighbour === undefined ? undefined
+      : { home: plan.home.id, neighbour, demo: DEMO, demoRunning: await offloadDemo(kube, neighbour, plan.home.id, progress) };
+    return { cluster, controller, shifud, devices, edgeMapUrl: `http://127.0.0.1:${String(port)}/edgemap/`, ...(federation === undefined ? {} : { federation }), stop: () => stopAll(stoppers) };
   } catch (err) {
     await stopAll(stoppers);
     throw err;
