@@ -7,7 +7,7 @@ import type { EdgeDeviceSpec, EdgeDeviceStatus } from '../shared/crds/edgedevice
 import type { EdgeNodeSpec, EdgeNodeStatus } from '../shared/crds/edgenode.ts';
 import { Informer } from '../shared/kube/informer.ts';
 import type { Logger } from '../shared/log.ts';
-import { LABEL_MANAGED_BY, MANAGED_BY } from './bundle/names.ts';
+import { ANNOTATION_PLACED_AT, LABEL_DEVICE, LABEL_DEVICE_NAMESPACE, LABEL_MANAGED_BY, MANAGED_BY } from './bundle/names.ts';
 import { PodIndex } from './scheduling/pod-index.ts';
 
 export type EdgeDevice = CustomObject<EdgeDeviceSpec, EdgeDeviceStatus>;
@@ -21,6 +21,40 @@ export function slimPod(pod: V1Pod): V1Pod {
     metadata: { name: pod.metadata?.name, namespace: pod.metadata?.namespace, resourceVersion: pod.metadata?.resourceVersion, labels: pod.metadata?.labels },
     spec: { nodeName: pod.spec?.nodeName, containers: (pod.spec?.containers ?? []).map((c) => ({ name: c.name, resources: { requests: c.resources?.requests } })) },
     status: { phase: pod.status?.phase, conditions: pod.status?.conditions?.filter((c) => c.type === 'PodScheduled') },
+  };
+}
+
+/** Only the named entries of a label or annotation map. */
+function only(map: Readonly<Record<string, string>> | undefined, keys: readonly string[]): Record<string, string> | undefined {
+  if (map === undefined) return undefined;
+  const kept: Record<string, string> = {};
+  for (const key of keys) if (map[key] !== undefined) kept[key] = map[key];
+  return kept;
+}
+
+const OWNER_LABELS = [LABEL_DEVICE, LABEL_DEVICE_NAMESPACE];
+
+/**
+ * A deviceShifu Deployment as the reconciler reads it: its owner (labels), placed-at annotation,
+ * generation (hand edits), node affinity (where it is pinned) and availability. The pod template's
+ * containers, probes and defaults were four fifths of the object (issue 3, footprint).
+ */
+export function slimDeployment(deployment: V1Deployment): V1Deployment {
+  const { metadata, spec, status } = deployment;
+  return {
+    metadata: { name: metadata?.name, namespace: metadata?.namespace, resourceVersion: metadata?.resourceVersion, generation: metadata?.generation,
+      labels: only(metadata?.labels, OWNER_LABELS), annotations: only(metadata?.annotations, [ANNOTATION_PLACED_AT]) },
+    spec: { selector: {}, template: { spec: { containers: [], affinity: spec?.template.spec?.affinity } } },
+    status: { observedGeneration: status?.observedGeneration, availableReplicas: status?.availableReplicas },
+  };
+}
+
+/** A Service as the reconciler reads it: its owner (labels) and what a hand edit would change. */
+export function slimService(service: V1Service): V1Service {
+  const { metadata, spec } = service;
+  return {
+    metadata: { name: metadata?.name, namespace: metadata?.namespace, resourceVersion: metadata?.resourceVersion, labels: only(metadata?.labels, OWNER_LABELS) },
+    spec: { ports: spec?.ports, selector: spec?.selector, type: spec?.type },
   };
 }
 
@@ -56,8 +90,8 @@ export class World {
     this.edgeNodes = informer<EdgeNode>(client, log('EdgeNode'), `/apis/${GROUP}/${VERSION}/edgenodes`);
     this.nodes = informer<V1Node>(client, log('Node'), '/api/v1/nodes');
     this.pods = informer<V1Pod>(client, log('Pod'), '/api/v1/pods', { query: { fieldSelector: 'status.phase!=Succeeded,status.phase!=Failed' }, transform: slimPod });
-    this.deployments = informer<V1Deployment>(client, log('Deployment'), `/apis/apps/v1/namespaces/${ns}/deployments`, { query: { labelSelector: MANAGED } });
-    this.services = informer<V1Service>(client, log('Service'), `/api/v1/namespaces/${ns}/services`);
+    this.deployments = informer<V1Deployment>(client, log('Deployment'), `/apis/apps/v1/namespaces/${ns}/deployments`, { query: { labelSelector: MANAGED }, transform: slimDeployment });
+    this.services = informer<V1Service>(client, log('Service'), `/api/v1/namespaces/${ns}/services`, { transform: slimService });
     this.configMaps = informer<V1ConfigMap>(client, log('ConfigMap'), `/api/v1/namespaces/${ns}/configmaps`, { transform: slimConfigMap });
     // registered before any other handler, so whoever reacts to a pod event sees the index updated
     const index = new PodIndex(ns);
