@@ -13,17 +13,19 @@ export interface HostView {
   /** Address neighbours reach this cluster's NodePorts at. */
   readonly address?: string;
   readonly now: number;
+  /** A renewal heard since the stored lastRenewTime was written. */
+  readonly renewedAt?: number;
 }
 
 export type HostVerdict =
   | { readonly expired: true; readonly reason: string }
   | { readonly expired: false; readonly phase: HostPhase; readonly endpoint?: string; readonly message: string };
 
-/** When the lease ends: from the last renewal, or from creation before the first one. */
-export function leaseEnd(request: HostRequest): number {
+/** When the lease ends: from the last renewal (stored, or heard since), or from creation before the first one. */
+export function leaseEnd(request: HostRequest, renewedAt = 0): number {
   const from = request.status?.lastRenewTime ?? request.metadata.creationTimestamp;
-  const at = from === undefined ? Number.NaN : new Date(from).getTime();
-  return (Number.isNaN(at) ? Date.now() : at) + request.spec.leaseSeconds * 1000;
+  const stored = from === undefined ? Number.NaN : new Date(from).getTime();
+  return Math.max(Number.isNaN(stored) ? Date.now() : stored, renewedAt) + request.spec.leaseSeconds * 1000;
 }
 
 export function available(deployment: V1Deployment | undefined): boolean {
@@ -41,7 +43,7 @@ function endpointOf(service: V1Service | undefined, address: string | undefined)
 
 export function hostVerdict(view: HostView): HostVerdict {
   const { request, now } = view;
-  if (now > leaseEnd(request)) return { expired: true, reason: `the origin ${request.spec.origin} has not renewed the lease for ${request.spec.leaseSeconds} s` };
+  if (now > leaseEnd(request, view.renewedAt)) return { expired: true, reason: `the origin ${request.spec.origin} has not renewed the lease for ${request.spec.leaseSeconds} s` };
   if (request.spec.launch !== true) return { expired: false, phase: 'ACCEPTED', message: 'slice reserved; waiting for the origin to start it (boot dependencies)' };
   if (view.deployment === undefined) return { expired: false, phase: 'SCHEDULED', message: 'creating the Deployment' };
   const exposes = (view.service?.spec?.ports?.length ?? 0) > 0;

@@ -43,6 +43,8 @@ export class HostSide {
   private readonly deps: HostSideDeps;
   /** What was last told to each origin, so a status goes out on change (and on every lease). */
   private readonly told = new Map<string, string>();
+  /** Last lease heard per HostRequest, newer than the stored lastRenewTime. */
+  private readonly renewed = new Map<string, number>();
 
   constructor(deps: HostSideDeps) {
     this.deps = deps;
@@ -101,7 +103,13 @@ export class HostSide {
     const held = { workload: request.spec.workload, revision: request.spec.revision, launch: request.spec.launch, dependencies: request.spec.dependencies ?? {}, leaseSeconds: request.spec.leaseSeconds };
     let current = request;
     if (JSON.stringify(wanted) !== JSON.stringify(held)) current = await this.deps.api.patch('HostRequest', current, { spec: wanted });
-    current = await this.deps.api.patchStatus('HostRequest', { metadata: { name: current.metadata.name, namespace: current.metadata.namespace } }, { lastRenewTime: new Date().toISOString() }) as HostRequest;
+    // the renewal is kept in memory and written only when the stored one is half a lease old:
+    // one write per component per half lease, not one per lease message
+    this.renewed.set(keyOf(current), Date.now());
+    const stored = current.status?.lastRenewTime === undefined ? 0 : new Date(current.status.lastRenewTime).getTime();
+    if (Date.now() - stored >= (current.spec.leaseSeconds * 1000) / 2) {
+      current = await this.deps.api.patchStatus('HostRequest', { metadata: { name: current.metadata.name, namespace: current.metadata.namespace } }, { lastRenewTime: new Date().toISOString() }) as HostRequest;
+    }
     this.told.delete(keyOf(current));
     return keyOf(current);
   }
@@ -110,6 +118,7 @@ export class HostSide {
     const request = this.deps.requests.get(key);
     if (request === undefined) {
       this.told.delete(key);
+      this.renewed.delete(key);
       return {};
     }
     const { spec } = request;
@@ -121,7 +130,7 @@ export class HostSide {
       await this.report(request, { phase: 'FAILED', message: err instanceof Error ? err.message : String(err) });
       return {};
     }
-    const verdict0 = hostVerdict({ request, now: Date.now() });
+    const verdict0 = hostVerdict({ request, now: Date.now(), renewedAt: this.renewed.get(key) });
     if (verdict0.expired) {
       log.warn({ origin: spec.origin, app: spec.app, component: spec.component, reason: verdict0.reason }, 'lease expired: releasing the hosted component');
       await this.deps.api.remove('HostRequest', names.namespace, names.name);
@@ -136,14 +145,14 @@ export class HostSide {
     }
     const { deployment, service } = launched;
     const address = publicAddress(this.deps.publicAddress, this.deps.nodes.list());
-    const verdict = hostVerdict({ request, deployment, service, address, now: Date.now() });
+    const verdict = hostVerdict({ request, deployment, service, address, now: Date.now(), renewedAt: this.renewed.get(key) });
     if (verdict.expired) return { requeueAfterMs: 0 };
     await this.report(request, {
       phase: verdict.phase, message: verdict.message,
       ...(verdict.endpoint === undefined ? {} : { endpoint: verdict.endpoint }),
       ...(verdict.phase === 'LAUNCHED' && spec.revision !== undefined ? { revision: spec.revision } : {}),
     });
-    return { requeueAfterMs: Math.max(1_000, leaseEnd(request) - Date.now() + 100) };
+    return { requeueAfterMs: Math.max(1_000, leaseEnd(request, this.renewed.get(key)) - Date.now() + 100) };
   };
 
   /** Once the origin said go: the Deployment and Service, applied when what to run changed. */

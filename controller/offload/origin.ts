@@ -300,7 +300,8 @@ export class OriginSide {
     if (!this.heard.has(heardKey)) this.heard.set(heardKey, now);
     const silentMs = now - (this.heard.get(heardKey) ?? now);
     if (current && request.status?.phase === 'FAILED') return `${c.cluster} could not run ${c.name}: ${request.status.message ?? ''}`;
-    if (silentMs > this.deps.leaseSeconds * 1000) return `${c.cluster} has not answered for ${Math.round(silentMs / 1000)} s`;
+    // silence alone may be a busy host: it is lost when its slice adverts stopped too
+    if (silentMs > this.deps.leaseSeconds * 1000 && !this.deps.agent.providers().includes(c.cluster)) return `${c.cluster} has not answered for ${Math.round(silentMs / 1000)} s and its slice adverts stopped`;
     return undefined;
   }
 
