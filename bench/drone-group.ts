@@ -3,7 +3,7 @@
 // bench/drone-worker.ts, so that one process is not the bottleneck). Every hop between clusters
 // goes through a real broker on loopback either way.
 import { performance } from 'node:perf_hooks';
-import type { DroneEvent } from '../controller/drone/agent-core.ts';
+import type { DroneEvent, Timers } from '../controller/drone/agent-core.ts';
 import type { Component } from '../controller/drone/model.ts';
 import { startAedes } from '../test/drone/support/brokers.ts';
 import { keyringFor } from '../test/drone/support/keys.ts';
@@ -23,6 +23,10 @@ export interface GroupSpec {
   readonly qos?: 0 | 1;
   /** Every cluster signs what it publishes, and receivers check (and require) signatures. */
   readonly signatures?: boolean;
+  /** Agent timers other than the defaults (DEFAULT_TIMERS). */
+  readonly timers?: Partial<Timers>;
+  /** false: relays flood broadcasts over every link (RelayOptions.tree). */
+  readonly tree?: boolean;
 }
 
 /** Agent publishes, relay forwards, and this process's CPU time (user + system, ms): less noisy than latency on a shared machine. */
@@ -67,6 +71,7 @@ export class BenchGroup {
     this.clusters = await startFederation({
       ids: this.spec.ids, hosted: this.spec.hosted, mode: this.spec.mode, edges: this.spec.edges, relays: this.spec.relays, maxHops: this.spec.maxHops,
       free: (id) => (id === this.spec.ids[0] ? { cpu: 0, memory: 0 } : plenty), brokerUrl: (id) => urls[id],
+      ...(this.spec.timers === undefined ? {} : { timers: this.spec.timers }), ...(this.spec.tree === undefined ? {} : { tree: this.spec.tree }),
       bus: (id) => ({ ...(this.spec.qos === undefined ? {} : { qos: this.spec.qos }), ...(this.spec.signatures === true ? { keyring: keyringFor(id, this.spec.ids, true) } : {}) }),
       tap: (cluster, _topic, body) => {
         if (cluster === this.spec.ids[0] && body.kind === 'offload-request' && !this.agreedAt.has(body.app)) this.agreedAt.set(body.app, performance.now());

@@ -44,7 +44,9 @@ export interface RelayOptions<M extends Envelope = Envelope> {
   readonly signal?: AbortSignal;
 }
 
-const ROUTES_TTL_MS = 6_000;
+// Lists are sent again on every change and when a link comes up, over TCP: the refresh only covers
+// what a reconnection lost, so it can be slow.
+const ROUTES_TTL_MS = 30_000;
 /** Route changes come in bursts (a federation starting): one list per neighbour for each burst. */
 const DECLARE_DELAY_MS = 10;
 

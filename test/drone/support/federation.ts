@@ -45,6 +45,8 @@ export interface FederationSpec {
   readonly timers?: Partial<Timers>;
   /** Sees every message an agent publishes (the benchmark times agreement with it). */
   readonly tap?: (cluster: string, topic: string, body: DroneBody) => void;
+  /** false: relays flood broadcasts over every link instead of a tree per origin. */
+  readonly tree?: boolean;
   /** false: the relay has a connection of its own to the cluster's broker, instead of sharing the agent's (default true). */
   readonly sharedConnection?: boolean;
   /** More options for each cluster's bus clients (agent and relay): QoS, keyring, metrics. A relay of its own takes only the QoS. */
@@ -94,7 +96,10 @@ async function connect(spec: FederationSpec, id: string, urls: Map<string, { url
   await client.start();
   if (spec.relays === false) return { client };
   const neighbours: Neighbour[] = neighboursOf(id, spec.edges).map((n) => ({ cluster: n, url: urls.get(n)?.url ?? '', username: id, password: password(id) }));
-  const common = { cluster: id, neighbours, ...(spec.maxHops === undefined ? {} : { maxHops: spec.maxHops }), ...(extra.qos === undefined ? {} : { qos: extra.qos }) };
+  const common = {
+    cluster: id, neighbours, ...(spec.maxHops === undefined ? {} : { maxHops: spec.maxHops }), ...(extra.qos === undefined ? {} : { qos: extra.qos }),
+    ...(spec.tree === undefined ? {} : { tree: spec.tree }),
+  };
   const relay = shared
     ? new FederationRelay<DroneMessage>({ ...common, local: client }, codec)
     : new FederationRelay<Envelope>({ ...common, local: { url, username: id, password: password(id), ...(extra.qos === undefined ? {} : { qos: extra.qos }) } }, relayCodec);
