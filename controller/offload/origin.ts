@@ -280,16 +280,28 @@ export class OriginSide {
     const lost = new Map<string, string>();
     const dfd = this.deps.deployments.get(key);
     if (dfd === undefined) return lost;
-    for (const c of status.components ?? []) {
+    const placed = (status.components ?? []).filter((c): c is ComponentStatus & { cluster: string } => c.cluster !== undefined);
+    const deadHosts = new Map<string, string>();
+    for (const c of placed) {
       const why = this.lossOf(key, dfd, c, Date.now());
-      if (why === undefined || c.cluster === undefined) continue;
+      if (why === undefined) continue;
       lost.set(c.name, why);
-      const excluded = this.excluded.get(key) ?? new Set<string>();
-      excluded.add(c.cluster);
-      this.excluded.set(key, excluded);
-      this.heard.delete(`${key}/${c.name}`);
+      if (why.includes('slice adverts stopped')) deadHosts.set(c.cluster, why);
     }
+    // a host that is gone takes all its components with it: one auction for them, not one each
+    for (const c of placed) {
+      const why = deadHosts.get(c.cluster);
+      if (why !== undefined && !lost.has(c.name)) lost.set(c.name, why);
+    }
+    for (const c of placed) if (lost.has(c.name)) this.exclude(key, c.cluster, c.name);
     return lost;
+  }
+
+  private exclude(key: string, cluster: string, component: string): void {
+    const excluded = this.excluded.get(key) ?? new Set<string>();
+    excluded.add(cluster);
+    this.excluded.set(key, excluded);
+    this.heard.delete(`${key}/${component}`);
   }
 
   private lossOf(key: string, dfd: DroneFederatedDeployment, c: ComponentStatus, now: number): string | undefined {

@@ -27,7 +27,10 @@ test.serial('the second neighbour takes the app when the first is full; when it 
   t.true(roomy >= 1_500, `b offered ${roomy}m before its own work came`);
 
   const phases = recordPhases(a, 'shop');
-  await createApp(a.kube, twoComponentApp('shop', { cpu: '300m', memory: '256Mi' }));
+  // offload: true, so a (which could run one small component) never bids: where it goes is b's and c's affair
+  const body = twoComponentApp('shop', { cpu: '300m', memory: '256Mi' }) as { spec: Record<string, unknown> };
+  body.spec.offload = true;
+  await createApp(a.kube, body);
   const first = await waitFor('shop to run', async () => { const app = await readApp(a.kube, 'shop'); return app?.status?.phase === 'RUNNING' ? app : undefined; }, { timeoutMs: 90_000 });
   t.deepEqual(first.status?.components?.map((x) => x.cluster), ['c', 'c'], 'c took it: b had no room');
 
@@ -40,7 +43,7 @@ test.serial('the second neighbour takes the app when the first is full; when it 
   }, { timeoutMs: 120_000 });
   t.deepEqual(moved.status?.components?.map((x) => [x.name, x.cluster, x.phase]), [['api', 'b', 'LAUNCHED'], ['db', 'b', 'LAUNCHED']]);
   const afterFirstRun = phases.slice(phases.indexOf('RUNNING') + 1);
-  t.deepEqual(afterFirstRun, ['SCHEDULING', 'PENDING', 'RUNNING'], 'the lost components went back to the agreement');
+  t.deepEqual(afterFirstRun, ['SCHEDULING', 'PENDING', 'RUNNING'], 'the lost components went back to the agreement, together');
   t.true((moved.status?.attempt ?? 0) >= 2, 'a new auction placed them');
 });
 
