@@ -6,6 +6,7 @@
 //    objects/s, and the process's peak RSS (VmHWM).
 // Usage: npm run bench:controller -- [--devices 1000] [--nodes 100]
 import { readFile } from 'node:fs/promises';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
@@ -30,11 +31,23 @@ async function inBatches<T>(items: readonly T[], work: (item: T) => Promise<unkn
   for (let i = 0; i < items.length; i += CONCURRENCY) await Promise.all(items.slice(i, i + CONCURRENCY).map(work));
 }
 
+/** Deployments in a namespace: one item and the server's count of the rest, not a list of 10,000. */
+async function deploymentCount(kube: Kube, namespace: string): Promise<number> {
+  const page = await kube.apps.listNamespacedDeployment({ namespace, limit: 1 });
+  const rest = page.metadata?.remainingItemCount;
+  if (rest !== undefined) return page.items.length + rest;
+  if (page.metadata?._continue === undefined || page.metadata._continue === '') return page.items.length;
+  return (await kube.apps.listNamespacedDeployment({ namespace })).items.length;
+}
+
+const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
+
 async function peakRssMb(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
 }
 
+const loadBefore = load();
 const cluster = await startCluster({ name: 'edgeshifu-bench' });
 try {
   const kube = new Kube(cluster.kubeconfigPath);
@@ -50,8 +63,10 @@ try {
   const t0 = performance.now();
   await inBatches(names, async (name) => {
     const device = { name, namespace: 'devices', spec: { protocol: 'HTTP' as const, address: 'x:1' } };
+    // spread over the nodes as the controller spreads its own: 10,000 pods on one node would not fit
+    const node = nodes[Number(name.slice('device-'.length)) % nodes.length] ?? '';
     await kube.core.createNamespacedServiceAccount({ namespace: 'baseline', body: deviceShifuServiceAccount(device, 'baseline') });
-    await kube.apps.createNamespacedDeployment({ namespace: 'baseline', body: deviceShifuDeployment(device, 'cm', { node: nodes[0] ?? '', placedAt: '', reason: '' }, settings) });
+    await kube.apps.createNamespacedDeployment({ namespace: 'baseline', body: deviceShifuDeployment(device, 'cm', { node, placedAt: '', reason: '' }, settings) });
     await kube.core.createNamespacedService({ namespace: 'baseline', body: deviceShifuService(device, 'baseline', 'ClusterIP') });
   });
   const baselineMs = performance.now() - t0;
@@ -69,10 +84,8 @@ try {
   await inBatches(names, (name) => kube.custom.createNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: 'devices', plural: 'edgedevices',
     body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'EdgeDevice', metadata: { name }, spec: { protocol: 'HTTP', address: 'x:1', configMapName: 'thermometer-configmap-0.0.1' } } }));
   const createdMs = performance.now() - t1;
-  await waitFor('every bundle', async () => {
-    const list = await kube.apps.listNamespacedDeployment({ namespace: 'deviceshifu' });
-    return list.items.length >= DEVICES ? true : undefined;
-  }, { timeoutMs: 30 * 60_000, intervalMs: 500 });
+  await waitFor('every bundle', async () => (await deploymentCount(kube, 'deviceshifu')) >= DEVICES ? true : undefined,
+    { timeoutMs: 120 * 60_000, intervalMs: 500 });
   const controllerMs = performance.now() - t1;
   const peak = await peakRssMb(controller.pid ?? 0);
   await controller.stop();
@@ -84,6 +97,7 @@ try {
   console.log(`  controller: creation → all bundles:      ${(controllerMs / 1000).toFixed(1)} s, ${(objects / (controllerMs / 1000)).toFixed(0)} bundle objects/s (+ status writes)`);
   console.log(`  ratio controller / baseline per object:  ${((controllerMs / objects) / (baselineMs / (DEVICES * 3))).toFixed(2)}`);
   console.log(`  controller RSS: idle ${idleRss.toFixed(0)} MB, peak ${peak.toFixed(0)} MB (seed goal < 100 MB)`);
+  console.log(`  machine load (1/5/15 min): before ${loadBefore}, after ${load()}`);
 } finally {
   await cluster.stop();
 }

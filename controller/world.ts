@@ -58,9 +58,40 @@ export function slimService(service: V1Service): V1Service {
   };
 }
 
+/**
+ * A Node as placement (and DRONE's resources and public address) read it: labels, cordon, taints,
+ * allocatable, Ready, addresses. A real node's image list alone can be tens of kilobytes.
+ */
+export function slimNode(node: V1Node): V1Node {
+  const { metadata, spec, status } = node;
+  return {
+    metadata: { name: metadata?.name, resourceVersion: metadata?.resourceVersion, labels: metadata?.labels },
+    spec: { unschedulable: spec?.unschedulable, taints: spec?.taints },
+    status: { allocatable: status?.allocatable, conditions: status?.conditions?.filter((c) => c.type === 'Ready'), addresses: status?.addresses },
+  };
+}
+
 /** A ConfigMap's existence is all the controller needs of it. */
 function slimConfigMap(cm: V1ConfigMap): V1ConfigMap {
   return { metadata: { name: cm.metadata?.name, namespace: cm.metadata?.namespace, resourceVersion: cm.metadata?.resourceVersion } };
+}
+
+/** Objects per list page: a cluster's 10,000 pods would otherwise arrive as one ~70 MB body. */
+const LIST_PAGE = 250;
+
+/**
+ * Lists page by page (one consistent snapshot through the continue token), slimming each page
+ * before the next is read, so the first list costs a page of full objects, not all of them.
+ */
+export async function pagedList<T extends KubernetesObject>(client: Pick<KubeClient, 'request'>, path: string, query: Query | undefined, transform: ((o: T) => T) | undefined): Promise<KubernetesListObject<T>> {
+  const items: T[] = [];
+  let token: string | undefined;
+  for (;;) {
+    const page = await client.request<KubernetesListObject<T>>('GET', path, { query: { ...query, limit: LIST_PAGE, continue: token } });
+    for (const item of page.items) items.push(transform === undefined ? item : transform(item));
+    token = (page.metadata as { continue?: string } | undefined)?.continue;
+    if (token === undefined || token === '') return { ...page, items };
+  }
 }
 
 /** An informer over a collection path, listing and watching with the same selectors. */
@@ -68,7 +99,7 @@ function informer<T extends KubernetesObject>(client: KubeClient, logger: Logger
   const { labelSelector, fieldSelector } = (options.query ?? {}) as { labelSelector?: string; fieldSelector?: string };
   return new Informer<T>({
     path, logger, labelSelector, fieldSelector, transform: options.transform, watch: client.watch,
-    list: () => client.request<KubernetesListObject<T>>('GET', path, { query: options.query }),
+    list: () => pagedList(client, path, options.query, options.transform),
   });
 }
 
@@ -88,7 +119,7 @@ export class World {
     const log = (kind: string): Logger => logger.child({ informer: kind });
     this.devices = informer<EdgeDevice>(client, log('EdgeDevice'), `/apis/${GROUP}/${VERSION}/edgedevices`);
     this.edgeNodes = informer<EdgeNode>(client, log('EdgeNode'), `/apis/${GROUP}/${VERSION}/edgenodes`);
-    this.nodes = informer<V1Node>(client, log('Node'), '/api/v1/nodes');
+    this.nodes = informer<V1Node>(client, log('Node'), '/api/v1/nodes', { transform: slimNode });
     this.pods = informer<V1Pod>(client, log('Pod'), '/api/v1/pods', { query: { fieldSelector: 'status.phase!=Succeeded,status.phase!=Failed' }, transform: slimPod });
     this.deployments = informer<V1Deployment>(client, log('Deployment'), `/apis/apps/v1/namespaces/${ns}/deployments`, { query: { labelSelector: MANAGED }, transform: slimDeployment });
     this.services = informer<V1Service>(client, log('Service'), `/api/v1/namespaces/${ns}/services`, { transform: slimService });
