@@ -61,8 +61,8 @@ test('in a ring of relays every message is relayed a bounded number of times and
   t.true(hostedOnce(clusters));
 });
 
-test('the hop limit stops relayed traffic: with two hops, the far end of a line never hears the other end', async (t) => {
-  const clusters = await startFederation({ ids: ['a', 'b', 'c', 'd'], edges: [['a', 'b'], ['b', 'c'], ['c', 'd']], free: () => big, maxHops: 2 }, cleanup(t));
+test('the hop limit stops relayed traffic: with two hops, the far end of a line never hears the other end (relays on connections of their own)', async (t) => {
+  const clusters = await startFederation({ ids: ['a', 'b', 'c', 'd'], edges: [['a', 'b'], ['b', 'c'], ['c', 'd']], free: () => big, maxHops: 2, sharedConnection: false }, cleanup(t));
   const d = clusters.get('d')!;
   // Adverts repeat every 5 s, so one missed at start-up comes again well within the deadline.
   await waitFor('adverts of b and c at d', () => (JSON.stringify(d.agent.providers()) === '["b","c"]' ? true : undefined), { timeoutMs: 40_000 });
