@@ -11,7 +11,7 @@ export class WorkQueue {
   private readonly dirty = new Set<string>();
   private readonly processing = new Set<string>();
   private readonly failures = new Map<string, number>();
-  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly timers = new Map<string, { timer: NodeJS.Timeout; at: number }>();
   private readonly takers: Array<(key: string | undefined) => void> = [];
   private closed = false;
   private readonly baseDelayMs: number;
@@ -36,21 +36,28 @@ export class WorkQueue {
     else this.waiting.push(key);
   }
 
-  /** Adds the key after a delay; an earlier pending delay for the same key wins. */
+  /**
+   * Adds the key after a delay; of two pending delays for the same key the earlier wins, so a
+   * quick retry after an error is not held back by a long periodic requeue.
+   */
   addAfter(key: string, delayMs: number): void {
     if (this.closed) return;
     if (delayMs <= 0) {
       this.add(key);
       return;
     }
+    const at = Date.now() + delayMs;
     const existing = this.timers.get(key);
-    if (existing !== undefined) return;
+    if (existing !== undefined) {
+      if (existing.at <= at) return;
+      clearTimeout(existing.timer);
+    }
     const timer = setTimeout(() => {
       this.timers.delete(key);
       this.add(key);
     }, delayMs);
     timer.unref();
-    this.timers.set(key, timer);
+    this.timers.set(key, { timer, at });
   }
 
   /** Adds the key after its own backoff, which doubles with each failure. */
@@ -93,7 +100,7 @@ export class WorkQueue {
 
   shutdown(): void {
     this.closed = true;
-    for (const timer of this.timers.values()) clearTimeout(timer);
+    for (const { timer } of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
     for (const taker of this.takers.splice(0)) taker(undefined);
   }

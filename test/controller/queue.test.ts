@@ -51,3 +51,17 @@ test('a delayed key arrives after its delay, and shutdown releases waiting worke
   queue.shutdown();
   t.is(await waiting, undefined);
 });
+
+test('a quick retry is not held back by a long requeue already pending for the key (the earlier delay wins)', async (t) => {
+  const queue = new WorkQueue();
+  queue.addAfter('k', 60_000); // the periodic requeue after a success
+  queue.addAfter('k', 10); // an error's backoff right after
+  await waitFor('the retry', () => (queue.depth === 1 ? true : undefined), { timeoutMs: 5000, intervalMs: 5 });
+  t.is(await queue.get(), 'k');
+  queue.done('k');
+  queue.addAfter('j', 10);
+  queue.addAfter('j', 60_000); // a later one does not push the earlier back
+  await waitFor('j on time', () => (queue.depth === 1 ? true : undefined), { timeoutMs: 5000, intervalMs: 5 });
+  t.is(await queue.get(), 'j');
+  queue.shutdown();
+});
