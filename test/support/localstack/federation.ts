@@ -4,10 +4,12 @@
 // that edge-1 is too small for, so it offloads. The plain-data parts (names, flags, the demo app,
 // the progress line) are pure; the rest talks to the two API servers.
 import { randomBytes } from 'node:crypto';
+import type { KubernetesListObject } from '@kubernetes/client-node';
 import type { Kube } from '../cluster.ts';
 import { freePorts } from '../controlplane/ports.ts';
 import { DeadlineExceeded, waitFor } from '../wait.ts';
 import { GROUP, VERSION } from '../../../shared/crds/resources.ts';
+import { Informer } from '../../../shared/kube/informer.ts';
 import type { DroneFederatedDeployment } from '../../../controller/offload/workload.ts';
 
 export const HOME_ID = 'edge-1';
@@ -108,22 +110,43 @@ export function offloadLine(dfd: Pick<DroneFederatedDeployment, 'metadata' | 'st
 }
 
 /**
- * Prints each new state of the demo until it is RUNNING. A demo that does not get there in
+ * Prints each state of the demo as the API server reports it, from before `apply` (a watch, so no
+ * phase is missed between two looks) until it is RUNNING. A demo that does not get there in
  * `timeoutMs` is reported, not fatal: the rest of the stack still serves.
  */
-export async function followOffload(kube: Kube, progress: (line: string) => void, timeoutMs = 180_000): Promise<boolean> {
+export async function followOffload(kube: Kube, progress: (line: string) => void, apply: () => Promise<void>, timeoutMs = 180_000): Promise<boolean> {
+  const { namespace, name } = DEMO;
+  const fieldSelector = `metadata.name=${name}`;
+  const informer = new Informer<DroneFederatedDeployment>({
+    kc: kube.kc, path: `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/dronefederateddeployments`, fieldSelector,
+    list: async () => await kube.custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: 'dronefederateddeployments', fieldSelector }) as KubernetesListObject<DroneFederatedDeployment>,
+  });
   let last = '';
+  let running = false;
+  // states seen while kubectl apply still runs are printed after its own lines
+  let held: string[] | undefined = [];
+  const note = (dfd: DroneFederatedDeployment): void => {
+    const line = offloadLine(dfd);
+    if (line !== last) {
+      if (held === undefined) progress(`  ${line}`);
+      else held.push(`  ${line}`);
+    }
+    last = line;
+    running ||= dfd.status?.phase === 'RUNNING';
+  };
+  informer.on('add', note);
+  informer.on('update', note);
+  await informer.start();
   try {
-    return await waitFor(`the DroneFederatedDeployment ${DEMO.name} to be RUNNING`, async () => {
-      const dfd = await kube.custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: 'dronefederateddeployments', ...DEMO }) as DroneFederatedDeployment;
-      const line = offloadLine(dfd);
-      if (line !== last) progress(`  ${line}`);
-      last = line;
-      return dfd.status?.phase === 'RUNNING' ? true : undefined;
-    }, { timeoutMs, intervalMs: 200 });
+    await apply();
+    for (const line of held) progress(line);
+    held = undefined;
+    return await waitFor(`the DroneFederatedDeployment ${name} to be RUNNING`, () => (running ? true : undefined), { timeoutMs, intervalMs: 100 });
   } catch (err) {
     if (!(err instanceof DeadlineExceeded)) throw err;
-    progress(`the demo offload is not RUNNING after ${String(timeoutMs / 1000)} s (last: ${last}); kubectl describe dfd -n ${DEMO.namespace} ${DEMO.name} says why`);
+    progress(`the demo offload is not RUNNING after ${String(timeoutMs / 1000)} s (last: ${last}); kubectl describe dfd -n ${namespace} ${name} says why`);
     return false;
+  } finally {
+    await informer.stop();
   }
 }

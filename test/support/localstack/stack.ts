@@ -120,8 +120,7 @@ async function offloadDemo(kube: Kube, neighbour: NeighbourCluster, home: string
   progress(`waiting for ${home} and ${neighbour.id} to hear each other's slice adverts (kubectl get federations)...`);
   await Promise.all([heard(kube, neighbour.id), heard(new Kube(neighbour.cluster.kubeconfigPath), home)]);
   progress(`offloading a demo app: ${home}'s node is too small for it, so DRONE places it on ${neighbour.id}`);
-  progress(await applyObjects(kube.kubeconfigPath, demoManifests()));
-  return followOffload(kube, progress);
+  return followOffload(kube, progress, async () => { progress(await applyObjects(kube.kubeconfigPath, demoManifests())); });
 }
 
 async function healthy(url: string): Promise<boolean> {
