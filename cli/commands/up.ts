@@ -8,7 +8,7 @@ import { mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { EdgeshifuError } from '../../shared/errors.ts';
-import { flag, numberOption, stringOption, type CommandSpec } from '../args.ts';
+import { flag, numberOption, stringOption, UsageError, type CommandSpec } from '../args.ts';
 import type { CliContext } from '../context.ts';
 import { DEFAULT_STACK_PORT, defaultStackDir, edgeshifuHome, readStackState, REPO_ROOT, STACK_FILE, type StackState } from '../local-stack.ts';
 import { checkCanStart } from '../stack-process.ts';
@@ -27,8 +27,9 @@ export const spec: CommandSpec = {
     dir: { type: 'string', value: 'folder', default: '$EDGESHIFU_HOME/local, else .edgeshifu/local in the repository', description: 'the stack\'s folder: kubeconfig, logs, state (emptied first)' },
     foreground: { type: 'boolean', description: 'run in this terminal until Ctrl-C, as npm start does' },
     timeout: { type: 'string', value: 'seconds', default: '1800', description: 'how long to wait for the stack (the first run builds the control plane)' },
+    clusters: { type: 'string', value: '1|2', default: '1', description: '2 adds a neighbour cluster edge-2 and shows a DRONE offload to it' },
   },
-  examples: ['edgeshifu up && edgeshifu status', 'edgeshifu up --foreground --port 18080 --dir /tmp/stack'],
+  examples: ['edgeshifu up && edgeshifu status', 'edgeshifu up --foreground --port 18080 --dir /tmp/stack', 'edgeshifu up --foreground --clusters 2'],
 };
 
 const LAUNCHER = join(REPO_ROOT, 'cli', 'edgeshifu.ts');
@@ -68,7 +69,7 @@ function untilSignalled(): Promise<void> {
   });
 }
 
-async function foreground(ctx: CliContext, dir: string, port: number): Promise<number> {
+async function foreground(ctx: CliContext, dir: string, port: number, clusters: number): Promise<number> {
   await checkCanStart(dir, port);
   // the stack starts each component from the source tree by relative path
   process.chdir(REPO_ROOT);
@@ -79,7 +80,7 @@ async function foreground(ctx: CliContext, dir: string, port: number): Promise<n
   await buildEdgeMapPage(defaultPageDir());
   await rm(dir, { recursive: true, force: true });
   await mkdir(join(dir, 'logs'), { recursive: true });
-  const stack = await startLocalStack({ dir, port, progress: (line) => { ctx.note(line); } });
+  const stack = await startLocalStack({ dir, port, clusters, progress: (line) => { ctx.note(line); } });
   // until now a signal ends this process the default way, and the harness's reapers stop what it started
   const signalled = untilSignalled();
   // the children are unref'd: this keeps the process (and so the stack) alive until a signal
@@ -110,13 +111,14 @@ function newLines(log: string, offset: number): { lines: string[]; offset: numbe
   return { lines: text.slice(0, end).split('\n').filter((l) => l !== ''), offset: offset + end };
 }
 
-async function detached(ctx: CliContext, dir: string, port: number, timeoutMs: number): Promise<number> {
+async function detached(ctx: CliContext, where: { dir: string; port: number; clusters: number }, timeoutMs: number): Promise<number> {
+  const { dir, port, clusters } = where;
   await checkCanStart(dir, port);
   const home = edgeshifuHome(ctx.env);
   await mkdir(home, { recursive: true });
   const log = join(home, 'up.log');
   const fd = openSync(log, 'w');
-  const child = spawn(process.execPath, [LAUNCHER, 'up', '--foreground', '--port', String(port), '--dir', dir], { cwd: REPO_ROOT, detached: true, stdio: ['ignore', fd, fd] });
+  const child = spawn(process.execPath, [LAUNCHER, 'up', '--foreground', '--port', String(port), '--dir', dir, '--clusters', String(clusters)], { cwd: REPO_ROOT, detached: true, stdio: ['ignore', fd, fd] });
   closeSync(fd);
   child.unref();
   const deadline = Date.now() + timeoutMs;
@@ -153,5 +155,7 @@ export async function run(ctx: CliContext): Promise<number> {
   const given = stringOption(invocation, 'dir');
   const dir = given === undefined ? defaultStackDir(ctx.env) : resolve(given);
   const timeoutMs = numberOption(invocation, 'timeout', 1800, 1) * 1000;
-  return flag(invocation, 'foreground') ? foreground(ctx, dir, port) : detached(ctx, dir, port, timeoutMs);
+  const clusters = numberOption(invocation, 'clusters', 1, 1);
+  if (clusters > 2) throw new UsageError(`--clusters must be 1 or 2, got ${String(clusters)}`, invocation.command.name);
+  return flag(invocation, 'foreground') ? foreground(ctx, dir, port, clusters) : detached(ctx, { dir, port, clusters }, timeoutMs);
 }

@@ -22,6 +22,7 @@ const usage: readonly [string[], RegExp][] = [
   [['edgemap', '--controller', '127.0.0.1:8080'], /--controller must be an http:\/\/ or https:\/\/ address, got "127.0.0.1:8080"/],
   [['call', 'thermo', 'read_value', '--param', 'celsius'], /--param celsius: write it as key=value/],
   [['up', '--port', 'http'], /--port must be a whole number of at least 1, got "http"/],
+  [['up', '--clusters', '3'], /--clusters must be 1 or 2, got 3/],
 ];
 
 for (const [args, message] of usage) {
