@@ -3,6 +3,8 @@
 // after another, to `b`. Per request: created → PENDING (the agreement, written) → RUNNING (both
 // components LAUNCHED: Deployments available on b's KWOK nodes, Services and EndpointSlice on a).
 // Baseline in the same run: a plain Deployment created on b → available (Kubernetes alone).
+// b's KWOK node takes 1,000 pods: at a kubelet's 110 the run stalls at the 45th app, its pods
+// Pending (DRONE's slices count cpu and memory, not pods).
 // Usage: npm run bench:offload -- [--requests 100] [--baseline 20]
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -68,7 +70,7 @@ const { t, done } = benchContext();
 try {
   // the tests' fast timers, but the default lease: a loaded host must not look lost
   const lease = ['--drone-lease-seconds', '60'];
-  const [a, b] = await startFederation(t, [{ id: 'a', cpu: '500m', memory: '512Mi', args: lease }, { id: 'b', cpu: '64', memory: '256Gi', args: lease }]);
+  const [a, b] = await startFederation(t, [{ id: 'a', cpu: '500m', memory: '512Mi', args: lease }, { id: 'b', cpu: '64', memory: '256Gi', pods: '1000', args: lease }]);
   if (a === undefined || b === undefined) throw new Error('no federation');
   await waitFor('a to hear b', () => (a.controller.controller.offloader?.federation.agent.providers().includes('b') === true ? true : undefined), { timeoutMs: 30_000 });
   const kubernetesOnly = await baseline(b);

@@ -20,6 +20,8 @@ export interface MemberSpec {
   readonly id: string;
   readonly cpu: string;
   readonly memory: string;
+  /** Pods the KWOK node takes (110, as a kubelet, when absent). */
+  readonly pods?: string;
   /** Extra controller flags for this member. */
   readonly args?: readonly string[];
 }
@@ -53,7 +55,7 @@ export function publicAddress(i: number): string {
 async function prepare(kube: Kube, spec: MemberSpec, peers: ReadonlyArray<{ id: string; password: string; port: number }>, self: { password: string }): Promise<void> {
   await installCrds(kube);
   for (const name of ['edgeshifu-system', 'deviceshifu', APPS]) await kube.core.createNamespace({ body: { metadata: { name } } });
-  await kube.addNode(`${spec.id}-node`, { cpu: spec.cpu, memory: spec.memory });
+  await kube.addNode(`${spec.id}-node`, { cpu: spec.cpu, memory: spec.memory, ...(spec.pods === undefined ? {} : { pods: spec.pods }) });
   const users = Object.fromEntries(peers.map((p) => [p.id, Buffer.from(p.password).toString('base64')]));
   await kube.core.createNamespacedSecret({ namespace: 'edgeshifu-system', body: { metadata: { name: 'drone-users' }, data: users } });
   for (const peer of peers) {
