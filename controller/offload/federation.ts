@@ -16,7 +16,9 @@ import { asDroneBus, droneBusClient } from '../drone/bus.ts';
 import type { DroneConfig } from '../drone/agent-core.ts';
 import { droneCodec, type DroneMessage } from '../drone/messages/index.ts';
 import type { Resources } from '../drone/model.ts';
-import { neighbourOf, type Federation } from '../drone/neighbours.ts';
+import { keysOf, neighbourOf, type Federation } from '../drone/neighbours.ts';
+import { droneKeyring } from '../drone/config.ts';
+import { Keyring } from '../../shared/bus/signing.ts';
 import { listenAddress, type OffloadSettings } from './settings.ts';
 import { admissionPolicy, imagePrefixes } from './admission.ts';
 import { OffloadApi } from './kube.ts';
@@ -57,6 +59,7 @@ export class DroneFederation {
   private bus?: ReturnType<typeof droneBusClient>;
   private brokerUrl = '';
   private statusTimer?: NodeJS.Timeout;
+  private keyring?: Keyring;
   private startedAt = Number.POSITIVE_INFINITY;
   private readonly api: OffloadApi;
 
@@ -80,6 +83,11 @@ export class DroneFederation {
 
   get cluster(): string {
     return this.deps.settings.droneCluster;
+  }
+
+  /** Whether this cluster signs what it publishes and drops what it cannot check. */
+  get signing(): { signs: boolean; requires: boolean } {
+    return { signs: this.keyring?.signs === true, requires: this.keyring?.require === true };
   }
 
   /** Whether the agent has heard a neighbour, or waited an advert's lifetime for one. */
@@ -113,7 +121,9 @@ export class DroneFederation {
       this.brokerUrl = `mqtt://${host === '0.0.0.0' ? '127.0.0.1' : host}:${started.port}`;
     } else this.brokerUrl = settings.droneBrokerUrl;
     const codec = droneCodec();
-    this.bus = droneBusClient({ url: this.brokerUrl, cluster: settings.droneCluster, ...login, ignoreOwn: true, logger, signal: this.stopping.signal }, codec);
+    // signs what this cluster publishes (with a key) and checks senders whose Federation has a public key
+    this.keyring = droneKeyring(settings, new Map()) ?? new Keyring({ peers: new Map(), require: false });
+    this.bus = droneBusClient({ url: this.brokerUrl, cluster: settings.droneCluster, ...login, keyring: this.keyring, ignoreOwn: true, logger, signal: this.stopping.signal }, codec);
     await this.bus.start();
     const relay = new FederationRelay<DroneMessage>({ cluster: settings.droneCluster, local: { url: this.brokerUrl, ...login }, neighbours: [], logger, signal: this.stopping.signal }, codec);
     this.relay = relay;
@@ -180,6 +190,9 @@ export class DroneFederation {
       }
     }
     await this.relay?.setNeighbours(neighbours);
+    const { keys, errors } = keysOf(this.federations.list());
+    for (const err of errors) this.deps.logger.warn({ err: err.message }, 'federation public key skipped');
+    this.keyring?.setPeers(keys);
   }
 
   async stop(): Promise<void> {

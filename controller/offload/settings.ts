@@ -20,6 +20,8 @@ export const OffloadSettings = Type.Object({
   droneRetrySeconds: Type.Integer({ minimum: 1, default: 30, description: 'A deployment no cluster could take is put to auction again after this long.' }),
   droneAllowedImages: Type.String({ default: '', description: 'Image prefixes this cluster runs for its neighbours, comma-separated (e.g. "registry.example/,docker.io/library/"); all when empty. Others are refused (NACK).' }),
   dronePublicAddress: Type.Optional(Type.String({ minLength: 1, maxLength: 253, description: 'Address neighbours reach this cluster\'s NodePorts at; the first Ready node\'s InternalIP when absent.' })),
+  droneSigningKey: Type.Optional(T.droneSigningKey),
+  droneRequireSignatures: T.droneRequireSignatures,
   droneAgreementMs: T.droneAgreementMs,
   droneWeakAgreementMs: T.droneWeakAgreementMs,
   droneGossipMs: T.droneGossipMs,

@@ -49,9 +49,10 @@ test.serial('the offloading cluster\'s controller restarted mid-way rebuilds its
   t.is(b.controller.controller.offloader?.federation.agent.hosted().length, 2, 'b\'s ledger holds the two components once');
 });
 
-test.serial('a template change rolls to where the component runs (MOD, MOD_ACK)', async (t) => {
-  const [a, b] = await startFederation(t, [{ id: 'a', ...SMALL }, { id: 'b', ...BIG }]);
+test.serial('a template change rolls to where the component runs (MOD, MOD_ACK), with every message signed and signatures required', async (t) => {
+  const [a, b] = await startFederation(t, [{ id: 'a', ...SMALL }, { id: 'b', ...BIG }], { signed: true });
   if (a === undefined || b === undefined) throw new Error('no federation');
+  for (const m of [a, b]) t.deepEqual(m.controller.controller.offloader?.federation.signing, { signs: true, requires: true });
   await federationReady(a);
   const body = twoComponentApp('shop') as { spec: { components: Array<{ name: string; template: { spec: { template: { spec: { containers: Array<{ image: string }> } } } } }> } };
   await createApp(a.kube, body);

@@ -1,7 +1,7 @@
 // A federation of real control planes for offloading tests: each cluster has its own API server,
 // KWOK nodes of a given size, the CRDs, and the real controller (in this process) with DRONE on,
 // its embedded broker on 127.0.0.1, and Federation resources naming its neighbours.
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { endpointFromKubeconfig, KubeClient } from '../../shared/kube/client.ts';
 import { kubectl } from '../support/kubectl.ts';
@@ -52,7 +52,7 @@ export function publicAddress(i: number): string {
   return `192.0.2.${i + 1}`;
 }
 
-async function prepare(kube: Kube, spec: MemberSpec, peers: ReadonlyArray<{ id: string; password: string; port: number }>, self: { password: string }): Promise<void> {
+async function prepare(kube: Kube, spec: MemberSpec, peers: ReadonlyArray<{ id: string; password: string; port: number; publicKey?: string }>, self: { password: string }): Promise<void> {
   await installCrds(kube);
   for (const name of ['edgeshifu-system', 'deviceshifu', APPS]) await kube.core.createNamespace({ body: { metadata: { name } } });
   await kube.addNode(`${spec.id}-node`, { cpu: spec.cpu, memory: spec.memory, ...(spec.pods === undefined ? {} : { pods: spec.pods }) });
@@ -62,15 +62,24 @@ async function prepare(kube: Kube, spec: MemberSpec, peers: ReadonlyArray<{ id: 
     await kube.core.createNamespacedSecret({ namespace: 'edgeshifu-system', body: { metadata: { name: `fed-${peer.id}` }, stringData: { username: spec.id, password: self.password } } });
     await kube.custom.createClusterCustomObject({
       group: GROUP, version: VERSION, plural: 'federations',
-      body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'Federation', metadata: { name: peer.id }, spec: { clusterId: peer.id, brokerUrl: `mqtt://127.0.0.1:${peer.port}`, credentialsSecretRef: { name: `fed-${peer.id}`, namespace: 'edgeshifu-system' } } },
+      body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'Federation', metadata: { name: peer.id }, spec: { clusterId: peer.id, brokerUrl: `mqtt://127.0.0.1:${peer.port}`, credentialsSecretRef: { name: `fed-${peer.id}`, namespace: 'edgeshifu-system' }, ...(peer.publicKey === undefined ? {} : { publicKey: peer.publicKey }) } },
     });
   }
 }
 
+export interface FederationOptions {
+  /** Run the controllers with only their ServiceAccount's token. */
+  readonly asServiceAccount?: boolean;
+  /** Every cluster signs with its own Ed25519 key, peers' public keys are in the Federations, and signatures are required. */
+  readonly signed?: boolean;
+}
+
 /** Every member's cluster, nodes, CRDs, Secrets and Federations; controllers are started by the caller. */
-export async function prepareFederation(t: ExecutionContext, specs: readonly MemberSpec[], options: { asServiceAccount?: boolean } = {}): Promise<Member[]> {
+export async function prepareFederation(t: ExecutionContext, specs: readonly MemberSpec[], options: FederationOptions = {}): Promise<Member[]> {
   const ports = await freePorts(specs.length);
   const secrets = specs.map(() => randomBytes(12).toString('hex'));
+  const keys = specs.map(() => generateKeyPairSync('ed25519'));
+  const pem = (i: number, which: 'publicKey' | 'privateKey'): string => keys[i]?.[which].export({ type: which === 'publicKey' ? 'spki' : 'pkcs8', format: 'pem' }).toString() ?? '';
   const pairs = specs.flatMap((a, i) => specs.slice(i + 1).map((b) => [a.id, b.id] as const));
   const peersOf = (id: string): string[] => pairs.flatMap(([a, b]) => (a === id ? [b] : b === id ? [a] : []));
   const clusters = await Promise.all(specs.map(() => ownCluster(t)));
@@ -79,12 +88,13 @@ export async function prepareFederation(t: ExecutionContext, specs: readonly Mem
     const { kube, cluster } = clusters[i] ?? (() => { throw new Error('no cluster'); })();
     const peers = peersOf(spec.id).map((id) => {
       const j = specs.findIndex((s) => s.id === id);
-      return { id, password: secrets[j] ?? '', port: ports[j] ?? 0 };
+      return { id, password: secrets[j] ?? '', port: ports[j] ?? 0, ...(options.signed === true ? { publicKey: pem(j, 'publicKey') } : {}) };
     });
     await prepare(kube, spec, peers, { password: secrets[i] ?? '' });
     const argv = [
       '--drone-cluster', spec.id, '--drone-password', secrets[i] ?? '', '--drone-users-secret', 'edgeshifu-system/drone-users',
       '--drone-broker-listen', `127.0.0.1:${ports[i] ?? 0}`, '--drone-public-address', publicAddress(i), ...FAST_DRONE, ...(spec.args ?? []),
+      ...(options.signed === true ? [`--drone-signing-key=${pem(i, 'privateKey')}`, '--drone-require-signatures'] : []),
     ];
     members.push({ id: spec.id, kube, cluster, port: ports[i] ?? 0, password: secrets[i] ?? '', argv, asServiceAccount: options.asServiceAccount === true, controller: undefined as unknown as RunningController });
   }
@@ -92,7 +102,7 @@ export async function prepareFederation(t: ExecutionContext, specs: readonly Mem
 }
 
 /** Starts every member's cluster and controller, each a neighbour of every other. */
-export async function startFederation(t: ExecutionContext, specs: readonly MemberSpec[], options: { asServiceAccount?: boolean } = {}): Promise<Member[]> {
+export async function startFederation(t: ExecutionContext, specs: readonly MemberSpec[], options: FederationOptions = {}): Promise<Member[]> {
   const members = await prepareFederation(t, specs, options);
   for (const m of members) m.controller = await startMember(t, m);
   keepLogsOfFailure(t, members);
