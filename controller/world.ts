@@ -7,7 +7,7 @@ import type { EdgeDeviceSpec, EdgeDeviceStatus } from '../shared/crds/edgedevice
 import type { EdgeNodeSpec, EdgeNodeStatus } from '../shared/crds/edgenode.ts';
 import { Informer } from '../shared/kube/informer.ts';
 import type { Logger } from '../shared/log.ts';
-import { ANNOTATION_PLACED_AT, LABEL_DEVICE, LABEL_DEVICE_NAMESPACE, LABEL_MANAGED_BY, MANAGED_BY } from './bundle/names.ts';
+import { ANNOTATION_PLACED_AT, ANNOTATION_PLACEMENT_REASON, LABEL_DEVICE, LABEL_DEVICE_NAMESPACE, LABEL_MANAGED_BY, MANAGED_BY } from './bundle/names.ts';
 import { PodIndex } from './scheduling/pod-index.ts';
 
 export type EdgeDevice = CustomObject<EdgeDeviceSpec, EdgeDeviceStatus>;
@@ -35,7 +35,7 @@ function only(map: Readonly<Record<string, string>> | undefined, keys: readonly 
 const OWNER_LABELS = [LABEL_DEVICE, LABEL_DEVICE_NAMESPACE];
 
 /**
- * A deviceShifu Deployment as the reconciler reads it: its owner (labels), placed-at annotation,
+ * A deviceShifu Deployment as the reconciler reads it: its owner (labels), placement annotations,
  * generation (hand edits), node affinity (where it is pinned) and availability. The pod template's
  * containers, probes and defaults were four fifths of the object (issue 3, footprint).
  */
@@ -43,7 +43,7 @@ export function slimDeployment(deployment: V1Deployment): V1Deployment {
   const { metadata, spec, status } = deployment;
   return {
     metadata: { name: metadata?.name, namespace: metadata?.namespace, resourceVersion: metadata?.resourceVersion, generation: metadata?.generation,
-      labels: only(metadata?.labels, OWNER_LABELS), annotations: only(metadata?.annotations, [ANNOTATION_PLACED_AT]) },
+      labels: only(metadata?.labels, OWNER_LABELS), annotations: only(metadata?.annotations, [ANNOTATION_PLACED_AT, ANNOTATION_PLACEMENT_REASON]) },
     spec: { selector: {}, template: { spec: { containers: [], affinity: spec?.template.spec?.affinity } } },
     status: { observedGeneration: status?.observedGeneration, availableReplicas: status?.availableReplicas },
   };

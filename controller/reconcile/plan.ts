@@ -5,7 +5,7 @@ import { EdgeshifuError } from '../../shared/errors.ts';
 import { cpuMillis, parseQuantity } from '../../shared/kube/quantity.ts';
 import { deviceShifuRole, deviceShifuRoleBinding, deviceShifuServiceAccount } from '../bundle/access.ts';
 import { deviceShifuDeployment, placedNode, type BundleSettings } from '../bundle/deployment.ts';
-import { ANNOTATION_PLACED_AT, bundleNames, type DeviceRef } from '../bundle/names.ts';
+import { ANNOTATION_PLACED_AT, ANNOTATION_PLACEMENT_REASON, bundleNames, type DeviceRef } from '../bundle/names.ts';
 import { deviceShifuService, deviceShifuUrl, type ServiceType } from '../bundle/service.ts';
 import type { CandidateNode } from '../scheduling/candidates.ts';
 import { place, type PlacementDecision, type PlacementPolicy } from '../scheduling/placement.ts';
@@ -92,6 +92,15 @@ function placedAt(deployment: V1Deployment | undefined, node: string, now: numbe
   return placedNode(deployment) === node && previous !== undefined ? previous : new Date(now).toISOString();
 }
 
+/**
+ * Why the node was chosen, as said when it was: the free-memory figure in a fresh reason changes
+ * as pods come and go, and would rewrite an unmoved Deployment on every resync.
+ */
+function placementReason(deployment: V1Deployment | undefined, node: string, reason: string): string {
+  const previous = deployment?.metadata?.annotations?.[ANNOTATION_PLACEMENT_REASON];
+  return placedNode(deployment) === node && previous !== undefined ? previous : reason;
+}
+
 export function planDevice(input: PlanInput): DevicePlan {
   const early = precondition(input);
   if (early !== undefined) return early;
@@ -115,7 +124,7 @@ export function planDevice(input: PlanInput): DevicePlan {
   }
   if (decision.kind === 'pending') return { ...blocked(decision.reason, decision.message), decision };
 
-  const placement = { node: decision.node, placedAt: placedAt(deployment, decision.node, now), reason: decision.reason };
+  const placement = { node: decision.node, placedAt: placedAt(deployment, decision.node, now), reason: placementReason(deployment, decision.node, decision.reason) };
   const bundle: KubernetesObject[] = [
     deviceShifuServiceAccount(ref, settings.namespace),
     deviceShifuRole(ref),

@@ -4,7 +4,7 @@
 import test from 'ava';
 import type { V1Deployment, V1Node, V1Service } from '@kubernetes/client-node';
 import { deviceShifuDeployment, placedNode } from '../../controller/bundle/deployment.ts';
-import { ANNOTATION_PLACED_AT, deviceOf } from '../../controller/bundle/names.ts';
+import { ANNOTATION_PLACED_AT, ANNOTATION_PLACEMENT_REASON, deviceOf } from '../../controller/bundle/names.ts';
 import { deviceShifuService } from '../../controller/bundle/service.ts';
 import { LIST_PAGE, pagedList, slimDeployment, slimNode, slimService } from '../../controller/world.ts';
 import { candidateNode } from '../../controller/scheduling/candidates.ts';
@@ -29,7 +29,7 @@ test('a slim Deployment keeps what placement, readiness and hand-edit checks rea
   const slim = slimDeployment(full);
   t.is(placedNode(slim), 'edge-7');
   t.deepEqual(deviceOf(slim.metadata?.labels), { name: 'thermometer', namespace: 'devices' });
-  t.deepEqual(slim.metadata?.annotations, { [ANNOTATION_PLACED_AT]: '2026-11-22T10:00:00.000Z' });
+  t.deepEqual(slim.metadata?.annotations, { [ANNOTATION_PLACED_AT]: '2026-11-22T10:00:00.000Z', [ANNOTATION_PLACEMENT_REASON]: 'most free memory (8Gi)' });
   t.like(slim.metadata, { name: 'thermometer-deployment', namespace: 'deviceshifu', resourceVersion: '812', generation: 3 });
   t.deepEqual(slim.status, { observedGeneration: 3, availableReplicas: 1 });
   t.deepEqual(slim.spec?.template.spec?.containers, []);

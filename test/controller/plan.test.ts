@@ -1,0 +1,75 @@
+// planDevice (pure): what one EdgeDevice's bundle and status should be, from plain inputs.
+import test from 'ava';
+import type { V1Deployment } from '@kubernetes/client-node';
+import { planDevice, type PlanInput, type PlanSettings } from '../../controller/reconcile/plan.ts';
+import { ANNOTATION_PLACED_AT, ANNOTATION_PLACEMENT_REASON } from '../../controller/bundle/names.ts';
+import type { CandidateNode } from '../../controller/scheduling/candidates.ts';
+import type { EdgeDevice } from '../../controller/world.ts';
+
+const Gi = 2 ** 30;
+const NOW = Date.parse('2026-11-22T12:00:00Z');
+const settings: PlanSettings = {
+  namespace: 'deviceshifu', imageFor: () => 'img', cpuRequest: '10m', memoryRequest: '32Mi', cpuLimit: '200m', memoryLimit: '64Mi',
+  serviceType: 'ClusterIP', policy: { cooldownMs: 600_000, betterMemoryRatio: 2, betterDistanceKm: 1 },
+};
+const device = (name = 'thermometer', spec: Partial<EdgeDevice['spec']> = {}): EdgeDevice =>
+  ({ metadata: { name, namespace: 'devices', generation: 1 }, spec: { protocol: 'HTTP', address: 'x:1', configMapName: 'cm', ...spec } }) as EdgeDevice;
+const node = (name: string, freeMemory: number, extra: Partial<CandidateNode> = {}): CandidateNode => ({ name, freeMemory, freeCpuMillis: 4000, ...extra });
+const input = (extra: Partial<PlanInput> = {}): PlanInput => ({ device: device(), now: NOW, settings, nodes: [node('edge-1', 8 * Gi)], configMapExists: true, pods: [], ...extra });
+
+/** The Deployment an earlier reconcile applied, as the cache holds it. */
+function applied(node: string, reason: string, extra: Partial<V1Deployment> = {}): V1Deployment {
+  return {
+    metadata: { name: 'thermometer-deployment', generation: 1, annotations: { [ANNOTATION_PLACED_AT]: '2026-11-22T10:00:00.000Z', [ANNOTATION_PLACEMENT_REASON]: reason } },
+    spec: { selector: {}, template: { spec: { containers: [], affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [node] }] }] } } } } } },
+    status: { observedGeneration: 1, availableReplicas: 1 },
+    ...extra,
+  };
+}
+
+const annotations = (plan: ReturnType<typeof planDevice>): Record<string, string> | undefined =>
+  plan.bundle.find((o) => o.kind === 'Deployment')?.metadata?.annotations;
+
+const BLOCKED: ReadonlyArray<{ case: string; input: PlanInput; reason: string; phase: string }> = [
+  { case: 'a name no Service can carry', input: input({ device: device('Thermo.v2') }), reason: 'InvalidName', phase: 'Failed' },
+  { case: 'no configMapName', input: input({ device: device('thermometer', { configMapName: undefined }) }), reason: 'ConfigMapNotSet', phase: 'Pending' },
+  { case: 'a ConfigMap that does not exist', input: input({ configMapExists: false }), reason: 'ConfigMapNotFound', phase: 'Pending' },
+  { case: 'a Service name taken by another device', input: input({ serviceOwner: { name: 'thermometer', namespace: 'plant-2' } }), reason: 'NameConflict', phase: 'Pending' },
+  { case: 'no node with room', input: input({ nodes: [node('edge-1', 1024)] }), reason: 'NoNodeAvailable', phase: 'Pending' },
+  { case: 'an attached node tainted against deviceShifu', input: input({ device: device('thermometer', { attachedNode: 'edge-1' }), nodes: [node('edge-1', 8 * Gi, { taint: 'dedicated=plc:NoSchedule' })] }), reason: 'AttachedNodeTainted', phase: 'Pending' },
+];
+
+for (const c of BLOCKED) {
+  test(`a device with ${c.case} gets no bundle and says ${c.reason}`, (t) => {
+    const plan = planDevice(c.input);
+    t.deepEqual(plan.bundle, []);
+    t.like(plan.view, { scheduled: { status: 'False', reason: c.reason }, bundleReady: { status: 'False', reason: c.reason }, phase: c.phase });
+  });
+}
+
+test('a placed device gets its five objects, pinned to the chosen node, Pending until the Deployment is available', (t) => {
+  const plan = planDevice(input());
+  t.deepEqual(plan.bundle.map((o) => o.kind), ['ServiceAccount', 'Role', 'RoleBinding', 'Deployment', 'Service']);
+  t.like(plan.view, { nodeName: 'edge-1', phase: 'Pending', scheduled: { status: 'True', reason: 'NodeChosen' }, bundleReady: { reason: 'Creating' } });
+  t.deepEqual(annotations(plan), { [ANNOTATION_PLACED_AT]: '2026-11-22T12:00:00.000Z', [ANNOTATION_PLACEMENT_REASON]: 'most free memory (8Gi)' });
+  t.is(plan.url, 'http://thermometer.deviceshifu.svc');
+});
+
+test('an unmoved Deployment keeps when and why it was placed, though the free memory has changed since', (t) => {
+  const plan = planDevice(input({ deployment: applied('edge-1', 'most free memory (8Gi)'), nodes: [node('edge-1', 5 * Gi)] }));
+  t.deepEqual(annotations(plan), { [ANNOTATION_PLACED_AT]: '2026-11-22T10:00:00.000Z', [ANNOTATION_PLACEMENT_REASON]: 'most free memory (8Gi)' });
+  t.like(plan.view, { bundleReady: { status: 'True', reason: 'Available' }, phase: undefined });
+});
+
+test('a moved Deployment is stamped anew and is not ready until the new pod is', (t) => {
+  const plan = planDevice(input({ deployment: applied('edge-0', 'most free memory (8Gi)'), nodes: [node('edge-0', 1 * Gi, { unavailable: 'cordoned' }), node('edge-1', 5 * Gi)] }));
+  t.like(plan.decision, { kind: 'placed', node: 'edge-1', moved: true });
+  t.deepEqual(annotations(plan), { [ANNOTATION_PLACED_AT]: '2026-11-22T12:00:00.000Z', [ANNOTATION_PLACEMENT_REASON]: 'most free memory (5Gi); edge-0 cordoned' });
+  t.like(plan.view, { scheduled: { reason: 'Rescheduled' }, bundleReady: { status: 'False', reason: 'Creating' }, phase: 'Pending' });
+});
+
+test("a pod the scheduler refuses shows in BundleReady with the scheduler's words", (t) => {
+  const pod = { status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: '0/1 nodes are available: 1 Too many pods.' }] } };
+  const plan = planDevice(input({ deployment: applied('edge-1', 'most free memory (8Gi)', { status: { observedGeneration: 1, availableReplicas: 0 } }), pods: [pod] }));
+  t.like(plan.view.bundleReady, { status: 'False', reason: 'Unschedulable', message: 'node edge-1 cannot take the deviceShifu: 0/1 nodes are available: 1 Too many pods.' });
+});
