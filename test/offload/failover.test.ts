@@ -38,14 +38,14 @@ test.serial('only the leader runs the agent; after it dies the new leader keeps 
   t.notRegex(await log(follower), /DRONE agent started/, 'the follower runs no agent and no broker');
 
   await createApp(a.kube, twoComponentApp('first'));
-  await waitFor('first to run', async () => ((await readApp(a.kube, 'first'))?.status?.phase === 'RUNNING' ? true : undefined), { timeoutMs: 90_000 });
+  await waitFor('first to run', async () => ((await readApp(a.kube, 'first'))?.status?.phase === 'RUNNING' ? true : undefined), { timeoutMs: 180_000 });
 
   await replicas.get(leader)?.kill();
   await waitFor('the follower to lead', async () => ((await holder(a.kube.kubeconfigPath)) === follower ? true : undefined), { timeoutMs: 60_000, intervalMs: 250 });
   await waitFor('the new leader\'s agent', async () => ((await log(follower)).includes('DRONE agent started') ? true : undefined), { timeoutMs: 60_000 });
 
   await createApp(a.kube, twoComponentApp('second', { cpu: '300m', memory: '256Mi' }));
-  await waitFor('second to run', async () => ((await readApp(a.kube, 'second'))?.status?.phase === 'RUNNING' ? true : undefined), { timeoutMs: 90_000 });
+  await waitFor('second to run', async () => ((await readApp(a.kube, 'second'))?.status?.phase === 'RUNNING' ? true : undefined), { timeoutMs: 180_000 });
   const first = await readApp(a.kube, 'first');
   t.is(first?.status?.phase, 'RUNNING', 'what ran before the fail-over still runs');
   t.deepEqual(first?.status?.components?.map((c) => c.cluster), ['b', 'b']);

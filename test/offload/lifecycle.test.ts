@@ -11,7 +11,7 @@ const SMALL = { cpu: '500m', memory: '512Mi' };
 const BIG = { cpu: '4', memory: '8Gi' };
 
 async function running(m: Member, name: string): Promise<void> {
-  await waitFor(`${name} to be RUNNING on ${m.id}`, async () => ((await readApp(m.kube, name))?.status?.phase === 'RUNNING' ? true : undefined), { timeoutMs: 90_000 });
+  await waitFor(`${name} to be RUNNING on ${m.id}`, async () => ((await readApp(m.kube, name))?.status?.phase === 'RUNNING' ? true : undefined), { timeoutMs: 180_000 });
 }
 
 async function hostedDeployments(m: Member, origin: string): Promise<V1Deployment[]> {

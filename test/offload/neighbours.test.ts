@@ -31,7 +31,7 @@ test.serial('the second neighbour takes the app when the first is full; when it 
   const body = twoComponentApp('shop', { cpu: '300m', memory: '256Mi' }) as { spec: Record<string, unknown> };
   body.spec.offload = true;
   await createApp(a.kube, body);
-  const first = await waitFor('shop to run', async () => { const app = await readApp(a.kube, 'shop'); return app?.status?.phase === 'RUNNING' ? app : undefined; }, { timeoutMs: 90_000 });
+  const first = await waitFor('shop to run', async () => { const app = await readApp(a.kube, 'shop'); return app?.status?.phase === 'RUNNING' ? app : undefined; }, { timeoutMs: 180_000 });
   t.deepEqual(first.status?.components?.map((x) => x.cluster), ['c', 'c'], 'c took it: b had no room');
 
   // c dies (its controller and broker stop); b gets room back
@@ -40,7 +40,7 @@ test.serial('the second neighbour takes the app when the first is full; when it 
   const moved = await waitFor('shop to run again, elsewhere', async () => {
     const app = await readApp(a.kube, 'shop');
     return app?.status?.phase === 'RUNNING' && app.status.components?.every((x) => x.cluster === 'b') === true ? app : undefined;
-  }, { timeoutMs: 120_000 });
+  }, { timeoutMs: 180_000 });
   t.deepEqual(moved.status?.components?.map((x) => [x.name, x.cluster, x.phase]), [['api', 'b', 'LAUNCHED'], ['db', 'b', 'LAUNCHED']]);
   const afterFirstRun = phases.slice(phases.indexOf('RUNNING') + 1);
   t.deepEqual(afterFirstRun, ['SCHEDULING', 'PENDING', 'RUNNING'], 'the lost components went back to the agreement, together');
@@ -60,7 +60,7 @@ test.serial('a host that refuses at commit (NACK, its image policy) sends the co
     return providers.includes('b') && providers.includes('c') ? true : undefined;
   }, { timeoutMs: 30_000 });
   await createApp(a.kube, twoComponentApp('shop', { cpu: '300m', memory: '256Mi' }));
-  const app = await waitFor('shop to run', async () => { const d = await readApp(a.kube, 'shop'); return d?.status?.phase === 'RUNNING' ? d : undefined; }, { timeoutMs: 90_000 });
+  const app = await waitFor('shop to run', async () => { const d = await readApp(a.kube, 'shop'); return d?.status?.phase === 'RUNNING' ? d : undefined; }, { timeoutMs: 180_000 });
   t.deepEqual(app.status?.components?.map((x) => x.cluster), ['c', 'c'], 'c runs it');
   const refusals = a.controller.logs.filter((l) => l.includes('offload request refused (NACK)'));
   t.true(refusals.length > 0, 'b was asked first and refused');

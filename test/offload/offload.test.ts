@@ -34,7 +34,7 @@ test.serial('a resource-poor cluster offloads a two-component app to the neighbo
   const running = await waitFor('shop to be RUNNING', async () => {
     const app = await readApp(a.kube, 'shop');
     return app?.status?.phase === 'RUNNING' ? app : undefined;
-  }, { timeoutMs: 90_000 });
+  }, { timeoutMs: 180_000 });
   t.deepEqual(phases, ['SCHEDULING', 'PENDING', 'RUNNING'], 'the deployment went through the seed\'s phases in order');
   t.deepEqual(running.status?.components?.map((c) => [c.name, c.cluster, c.phase]), [['api', 'b', 'LAUNCHED'], ['db', 'b', 'LAUNCHED']]);
   t.true(running.metadata.finalizers?.includes('drone.edgeshifu.io/release'));

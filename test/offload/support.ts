@@ -41,8 +41,8 @@ export interface Member {
 /** Fast timers so a test converges in seconds; the lease is short enough to expire within a test. */
 export const FAST_DRONE = [
   '--drone-lease-seconds', '6', '--drone-advert-interval-ms', '500', '--drone-advert-ttl-ms', '2500',
-  '--drone-release-timeout-seconds', '8', '--drone-retry-seconds', '3', '--drone-reply-timeout-ms', '2000',
-  '--drone-weak-agreement-ms', '1000', '--drone-scale-percent', '50',
+  '--drone-release-timeout-seconds', '8', '--drone-retry-seconds', '3', '--drone-reply-timeout-ms', '5000',
+  '--drone-weak-agreement-ms', '3000', '--drone-scale-percent', '50',
 ];
 
 export const APPS = 'apps';
