@@ -198,9 +198,14 @@ async function main(): Promise<void> {
   console.log(`baseline: one publish→deliver hop on aedes (loopback) p50 ${hop.toFixed(3)} ms`);
   const rows: Row[] = [];
   for (const [n, topology, mode, processes] of plan()) {
-    const row = await measure(n, topology, mode, processes);
-    rows.push(row);
-    console.log(line(row, hop));
+    try {
+      const row = await measure(n, topology, mode, processes);
+      rows.push(row);
+      console.log(line(row, hop));
+    } catch (err) {
+      // An overloaded machine may not even let the federation start (every advert everywhere within the bound).
+      console.log(`${String(n).padStart(3)} clusters ${topology.padEnd(10)} ${mode.padEnd(6)} ${processes} proc  load ${(loadavg()[0] ?? 0).toFixed(1)}  did not run: ${err instanceof Error ? err.message.split('\n')[0] ?? '' : String(err)}`);
+    }
   }
   if (process.env.BENCH_QUALITY !== '0') {
     const quality = placementQuality(200);

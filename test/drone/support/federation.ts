@@ -134,11 +134,12 @@ export async function startFederation(spec: FederationSpec, cleanup: Cleanup): P
   return clusters;
 }
 
-/** Waits until every agent has a live slice advert from every other cluster that offers something. */
+/** Waits until every agent has a live slice advert from every other cluster that offers something (`timeoutMs` for all of them). */
 export async function waitForAdverts(clusters: ReadonlyMap<string, FederatedCluster>, offering: readonly string[], timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
   for (const c of clusters.values()) {
     const want = offering.filter((o) => o !== c.id).sort();
-    await waitFor(`slice adverts at ${c.id}`, () => (JSON.stringify(c.agent.providers()) === JSON.stringify(want) ? true : undefined), { timeoutMs });
+    await waitFor(`slice adverts at ${c.id}`, () => (JSON.stringify(c.agent.providers()) === JSON.stringify(want) ? true : undefined), { timeoutMs: Math.max(0, deadline - Date.now()) });
   }
 }
 
