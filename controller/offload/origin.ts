@@ -70,7 +70,8 @@ export class OriginSide {
   private readonly withdrawnAt = new Map<string, number>();
   /** Last word from the host of each remote component (`<key>/<component>`), for loss detection. */
   private readonly heard = new Map<string, number>();
-  private readonly excluded = new Map<string, Set<string>>();
+  /** Hosts left out of a deployment's next auctions (refused or lost it), until when. */
+  private readonly excluded = new Map<string, Map<string, number>>();
   private readonly sentLeases = new Map<string, string>();
 
   constructor(deps: OriginSideDeps) {
@@ -117,10 +118,8 @@ export class OriginSide {
     const owner = deploymentOfApp(event.app);
     if (owner === undefined) return undefined;
     const key = `${owner.namespace}/${owner.name}`;
-    const excluded = this.excluded.get(key) ?? new Set<string>();
-    if (!excluded.has(event.host)) this.refusedSince.add(key);
-    excluded.add(event.host);
-    this.excluded.set(key, excluded);
+    if (!this.excludedFrom(key).includes(event.host)) this.refusedSince.add(key);
+    this.exclude(key, event.host);
     return key;
   }
 
@@ -212,7 +211,7 @@ export class OriginSide {
     const next = startAuction(dfd, status);
     await this.write(dfd, next);
     const app = next.app ?? '';
-    const excluded = [...(this.excluded.get(keyOf(dfd)) ?? [])];
+    const excluded = this.excludedFrom(keyOf(dfd));
     this.submittedFor.set(app, new Set(unplaced(next)));
     log.info({ app, components: unplaced(next), excluded }, 'put to auction');
     this.deps.agent.submit(jobOf(dfd, { origin: this.deps.cluster, app, components: unplaced(next), excluded }));
@@ -297,11 +296,20 @@ export class OriginSide {
     return lost;
   }
 
-  private exclude(key: string, cluster: string, component: string): void {
-    const excluded = this.excluded.get(key) ?? new Set<string>();
-    excluded.add(cluster);
+  /**
+   * A host is left out for a while, not for good: long enough for its slice advert to expire if
+   * it is gone, short enough that a host that came back (or a lone neighbour) is asked again.
+   */
+  private exclude(key: string, cluster: string, component?: string): void {
+    const excluded = this.excluded.get(key) ?? new Map<string, number>();
+    excluded.set(cluster, Date.now() + Math.max(this.deps.leaseSeconds, 2 * this.deps.retrySeconds) * 1000);
     this.excluded.set(key, excluded);
-    this.heard.delete(`${key}/${component}`);
+    if (component !== undefined) this.heard.delete(`${key}/${component}`);
+  }
+
+  private excludedFrom(key: string): string[] {
+    const now = Date.now();
+    return [...(this.excluded.get(key) ?? new Map<string, number>())].filter(([, until]) => until > now).map(([cluster]) => cluster);
   }
 
   private lossOf(key: string, dfd: DroneFederatedDeployment, c: ComponentStatus, now: number): string | undefined {

@@ -23,7 +23,9 @@ async function federationReady(a: Member): Promise<void> {
 }
 
 test.serial('the offloading cluster\'s controller restarted mid-way rebuilds its view and launches nothing twice', async (t) => {
-  const [a, b] = await startFederation(t, [{ id: 'a', ...SMALL }, { id: 'b', ...BIG }]);
+  // a lease longer than the restart, as the default is: b keeps what it accepted meanwhile
+  const lease = ['--drone-lease-seconds', '30'];
+  const [a, b] = await startFederation(t, [{ id: 'a', ...SMALL, args: lease }, { id: 'b', ...BIG, args: lease }]);
   if (a === undefined || b === undefined) throw new Error('no federation');
   await federationReady(a);
   await createApp(a.kube, twoComponentApp('shop'));
