@@ -46,6 +46,7 @@ export class DroneAgent extends EventEmitter<DroneAgentEvents> {
   private readonly options: DroneAgentOptions;
   private readonly clock: () => number;
   private timer?: NodeJS.Timeout;
+  private timerAt = 0;
   private immediate?: NodeJS.Immediate;
   /** Messages received in this turn of the event loop, handled together once the turn's I/O is done. */
   private inbox: DroneMessage[] = [];
@@ -143,18 +144,21 @@ export class DroneAgent extends EventEmitter<DroneAgentEvents> {
 
   private schedule(): void {
     if (this.stopped) return;
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
-    const wait = Math.min(MAX_SLEEP_MS, this.core.nextWakeup() - this.clock());
+    const now = this.clock();
+    const at = Math.min(now + MAX_SLEEP_MS, this.core.nextWakeup());
     // Due now (a batch of votes, an agreement reached): right after this turn's I/O, not a timer's millisecond later.
-    if (wait <= 0) {
+    if (at <= now) {
       this.wake();
       return;
     }
+    // Most inputs leave the next wakeup where it was: keep that timer rather than make a new one.
+    if (this.timer !== undefined && this.timerAt === at) return;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timerAt = at;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.apply(this.core.tick(this.clock()));
-    }, wait);
+    }, at - now);
     this.timer.unref();
   }
 

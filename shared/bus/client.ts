@@ -89,6 +89,10 @@ export class BusClient<M extends Envelope> {
   /** What this client asked the broker for (a later filter that one of these covers is not sent again). */
   private readonly subscriptions: Filter[] = [];
   private readonly topics = new Map<string, TopicInfo | undefined>();
+  /** The handlers each topic goes to (cleared when a handler is added). */
+  private readonly routesByTopic = new Map<string, Array<Route<M>>>();
+  /** Counter children per kind: prom-client hashes the labels on every inc() otherwise. */
+  private readonly counted = { published: new Map<string, { inc(): void }>(), received: new Map<string, { inc(): void }>() };
   private readonly raw: Array<{ filter: Filter; handler: RawHandler }> = [];
   private readonly qos: 0 | 1;
   private client?: MqttClient;
@@ -199,6 +203,7 @@ export class BusClient<M extends Envelope> {
     const client = this.requireClient();
     const split = filters.map(filterOf);
     this.handlers.push({ filters: split, handler, verify: options.verify ?? true });
+    this.routesByTopic.clear();
     const fresh = filters.filter((_, i) => !this.subscriptions.some((s) => covers(s, split[i] ?? [])));
     if (fresh.length === 0) return;
     this.subscriptions.push(...fresh.map(filterOf));
@@ -237,7 +242,7 @@ export class BusClient<M extends Envelope> {
   async publishPayload(topic: string, payload: Buffer, kind: string): Promise<void> {
     const client = this.requireClient();
     await client.publishAsync(topic, payload, { qos: this.qos });
-    this.metrics.published.inc({ kind });
+    this.count('published', kind);
   }
 
   async stop(): Promise<void> {
@@ -327,9 +332,28 @@ export class BusClient<M extends Envelope> {
     return `${verdict} signature from ${message.sender}${info.relayed ? ` relayed by ${info.publisher}` : ''}`;
   }
 
+  private count(counter: 'published' | 'received', kind: string): void {
+    let child = this.counted[counter].get(kind);
+    if (child === undefined) {
+      child = this.metrics[counter].labels({ kind });
+      this.counted[counter].set(kind, child);
+    }
+    child.inc();
+  }
+
+  private routesOf(topic: string): Array<Route<M>> {
+    let routes = this.routesByTopic.get(topic);
+    if (routes === undefined) {
+      const levels = topic.split('/');
+      routes = this.handlers.filter((r) => r.filters.some((f) => matchLevels(f, levels)));
+      if (this.routesByTopic.size >= TOPIC_CACHE_SIZE) this.routesByTopic.clear();
+      this.routesByTopic.set(topic, routes);
+    }
+    return routes;
+  }
+
   private dispatch(message: M, info: TopicInfo, topic: string, payload: Buffer): void {
-    const levels = topic.split('/');
-    const routes = this.handlers.filter((r) => r.filters.some((f) => matchLevels(f, levels)));
+    const routes = this.routesOf(topic);
     // This cluster's own messages on its own broker are proven by the broker's ACL (only its logins publish under its id).
     if (routes.some((r) => r.verify) && !(message.sender === this.options.cluster && !info.relayed)) {
       const problem = this.unsigned(message, info, payload);
@@ -338,7 +362,7 @@ export class BusClient<M extends Envelope> {
         return;
       }
     }
-    this.metrics.received.inc({ kind: message.kind });
+    this.count('received', message.kind);
     for (const { handler } of routes) {
       try {
         handler(message, info, payload);
