@@ -33,7 +33,7 @@ test.serial("Shifu's thermometer, with only configMapName added, gets its device
   t.is(pod?.serviceAccountName, 'deviceshifu-edgedevice-thermometer');
   t.is(pod?.securityContext?.runAsNonRoot, true);
   t.is(container?.securityContext?.readOnlyRootFilesystem, true);
-  t.like(container?.resources, { requests: { cpu: '10m', memory: '32Mi' }, limits: { cpu: '200m', memory: '64Mi' } });
+  t.like(container?.resources, { requests: { cpu: '10m', memory: '32Mi' }, limits: { cpu: '200m', memory: '96Mi' } });
   t.is(container?.livenessProbe?.httpGet?.path, '/health');
   t.is(nodeOf(deployment), 'edge-1');
 
