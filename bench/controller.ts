@@ -2,8 +2,9 @@
 //  - baseline: a bare loop writes the same Deployment, Service and ServiceAccount per device
 //    straight to the API server (the API server's own cost for the writes);
 //  - controller: the bundled controller (dist/bundle/controller.js, as the image runs it) turns
-//    the same number of EdgeDevices into bundles; time from first create to all Deployments,
-//    objects/s, and the process's peak RSS (VmHWM).
+//    the same number of EdgeDevices into bundles; time from first create to all Deployments
+//    (counted with limit=1 and the server's remainingItemCount), objects/s, the process's peak
+//    RSS (VmHWM), and the machine's load average before and after (the machine is shared).
 // Usage: npm run bench:controller -- [--devices 1000] [--nodes 100]
 import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
