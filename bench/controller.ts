@@ -3,8 +3,8 @@
 //    straight to the API server (the API server's own cost for the writes);
 //  - controller: the bundled controller (dist/bundle/controller.js, as the image runs it) turns
 //    the same number of EdgeDevices into bundles; time from first create to all Deployments
-//    (counted with limit=1 and the server's remainingItemCount), objects/s, the process's peak
-//    RSS (VmHWM), and the machine's load average before and after (the machine is shared).
+//    (counted from a one-item page and remainingItemCount, a full list if absent), objects/s, peak
+//    RSS of the process (VmHWM), and the load average before and after (the machine is shared).
 // Usage: npm run bench:controller -- [--devices 1000] [--nodes 100]
 import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
