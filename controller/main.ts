@@ -4,12 +4,12 @@ import { hostname } from 'node:os';
 import { loadConfig, printableConfig } from '../shared/config.ts';
 import { defaultEndpoint, KubeClient } from '../shared/kube/client.ts';
 import { createLogger } from '../shared/log.ts';
-import { createRegistry } from '../shared/metrics.ts';
-import { Gauge } from 'prom-client';
+import { CollectedGauge, Gauge } from '../shared/prometheus.ts';
 import { ControllerConfig } from './config.ts';
 import { LeaderElector } from './leader.ts';
 import { Controller } from './manager.ts';
-import { controllerApp, listen } from './server.ts';
+import { controllerRegistry } from './metrics.ts';
+import { controllerServer, listen } from './server.ts';
 import { EdgeMap } from '../edgemap/index.ts';
 import { edgeMapRouter } from '../edgemap/http/router.ts';
 import { EdgeMapTopology } from './edgemap-topology.ts';
@@ -20,18 +20,19 @@ export async function runController(argv: readonly string[], env: NodeJS.Process
   const config = loadConfig(ControllerConfig, { argv, env });
   logger.info({ config: printableConfig(ControllerConfig, config) }, 'effective configuration');
   const client = new KubeClient(defaultEndpoint(config.kubeconfig, env));
-  const registry = createRegistry('controller');
+  const registry = controllerRegistry();
   const map = new EdgeMap({ onListenerError: (err) => { logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'edgeMap listener failed'); } });
   const shutdown = new AbortController();
   const controller = new Controller({ client, config, logger, registry, topology: new EdgeMapTopology(map, logger.child({ part: 'edgemap' })) });
   const identity = config.identity ?? env.HOSTNAME ?? hostname();
   const elector = new LeaderElector({ client, namespace: config.leaseNamespace, name: config.leaseName, identity, logger });
   const leaderGauge = new Gauge({ name: 'edgeshifu_leader', help: '1 while this replica leads', registers: [registry] });
-  new Gauge({ name: 'edgeshifu_edgemap_vertices', help: 'Vertices (nodes, devices, clusters) on the edgeMap', registers: [registry], collect() { this.set(map.order); } });
-  new Gauge({ name: 'edgeshifu_edgemap_links', help: 'Links on the edgeMap', registers: [registry], collect() { this.set(map.size); } });
-  const app = controllerApp({
+  new CollectedGauge({ name: 'edgeshifu_edgemap_vertices', help: 'Vertices (nodes, devices, clusters) on the edgeMap', registers: [registry], read: () => map.order });
+  new CollectedGauge({ name: 'edgeshifu_edgemap_links', help: 'Links on the edgeMap', registers: [registry], read: () => map.size });
+  const app = controllerServer({
     registry,
-    routers: [edgeMapRouter(map, { signal: shutdown.signal, logger, registry })],
+    logger,
+    routes: [edgeMapRouter(map, { signal: shutdown.signal, logger, registry })],
     ready: () => !controller.synced ? { ok: false, detail: 'filling caches' }
       : { ok: true, detail: controller.leading ? 'leading' : 'caches synced; standing by for the lease' },
   });
@@ -44,13 +45,13 @@ export async function runController(argv: readonly string[], env: NodeJS.Process
   let outcome: 'lost' | 'stopped';
   await controller.start();
   if (config.leaderElection) {
-    outcome = await elector.run(() => { leaderGauge.set(1); controller.lead(); return Promise.resolve(); });
+    outcome = await elector.run(() => { leaderGauge.set({}, 1); controller.lead(); return Promise.resolve(); });
   } else {
     controller.lead();
     await new Promise<void>((resolve) => { process.once('SIGTERM', resolve); process.once('SIGINT', resolve); });
     outcome = 'stopped';
   }
-  leaderGauge.set(0);
+  leaderGauge.set({}, 0);
   await controller.stop();
   shutdown.abort();
   server.close();

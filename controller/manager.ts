@@ -3,8 +3,8 @@
 // reads the world afresh (level-based), so a missed or doubled event costs nothing.
 import type { KubernetesObject, V1Node } from '@kubernetes/client-node';
 import type { KubeClient } from '../shared/kube/client.ts';
-import type { Registry } from 'prom-client';
-import { Gauge } from 'prom-client';
+import type { Registry as PromClientRegistry } from 'prom-client';
+import { CollectedGauge, type Registry } from '../shared/prometheus.ts';
 import type { Logger } from '../shared/log.ts';
 import { bundleNames, deviceOf } from './bundle/names.ts';
 import { deviceShifuUrl } from './bundle/service.ts';
@@ -18,7 +18,7 @@ import { parseTolerations, type Toleration } from './scheduling/taints.ts';
 import { labelSelectorMatcher } from './selector.ts';
 import type { Topology } from './topology.ts';
 import { World, type EdgeDevice, type EdgeNode } from './world.ts';
-import { Offloader } from './offload/manager.ts';
+import type { Offloader } from './offload/manager.ts';
 
 export interface ControllerDeps {
   readonly client: KubeClient;
@@ -31,8 +31,8 @@ export interface ControllerDeps {
 
 export class Controller {
   readonly world: World;
-  /** DRONE offloading, when this cluster has a DRONE id (started by lead()). */
-  readonly offloader?: Offloader;
+  /** DRONE offloading, when this cluster has a DRONE id (made by start(), started by lead()). */
+  offloader?: Offloader;
   /** Resolves once offloading runs (or at once without it). */
   offloading: Promise<void> = Promise.resolve();
   private readonly deps: ControllerDeps;
@@ -65,13 +65,9 @@ export class Controller {
       },
     });
     this.runner = new Runner({ name: 'edgedevice', reconcile: this.reconciler.reconcile, workers: config.workers, logger, registry: deps.registry });
-    const droneCluster = config.droneCluster;
-    if (droneCluster !== undefined) {
-      this.offloader = new Offloader({ client, settings: { ...config, droneCluster }, logger, registry: deps.registry, nodes: this.world.nodes, pods: this.world.pods });
-    }
     this.wire();
     const devices = this.world.devices;
-    new Gauge({ name: 'edgeshifu_edgedevices', help: 'EdgeDevices in the cache', registers: [deps.registry], collect() { this.set(devices.list().length); } });
+    new CollectedGauge({ name: 'edgeshifu_edgedevices', help: 'EdgeDevices in the cache', registers: [deps.registry], read: () => devices.list().length });
   }
 
   /** Caches hold their first list (every replica keeps them, so a follower serves the edgeMap too). */
@@ -89,6 +85,7 @@ export class Controller {
 
   /** Fills the caches and the edgeMap; reconciling waits for lead(). */
   async start(): Promise<void> {
+    await this.makeOffloader();
     await this.world.start();
     this.started = true;
     this.deps.logger.info({ devices: this.world.devices.list().length, nodes: this.world.nodes.list().length }, 'caches synced');
@@ -107,6 +104,20 @@ export class Controller {
       this.offloading.catch((err: unknown) => { this.deps.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'DRONE offloading did not start'); });
     }
     this.deps.logger.info('reconciling');
+  }
+
+  /**
+   * DRONE's code (MQTT client and broker, auctions, slicing: ~5 MB of RSS) is loaded only on a
+   * cluster with a DRONE id; a bundle keeps it in a chunk of its own.
+   */
+  private async makeOffloader(): Promise<void> {
+    const { config, client, logger } = this.deps;
+    const droneCluster = config.droneCluster;
+    if (droneCluster === undefined || this.offloader !== undefined) return;
+    const { Offloader } = await import('./offload/manager.ts');
+    // the Offloader names prom-client's Registry, but only hands it to Runner, which takes ours
+    const registry = this.deps.registry as unknown as PromClientRegistry;
+    this.offloader = new Offloader({ client, settings: { ...config, droneCluster }, logger, registry, nodes: this.world.nodes, pods: this.world.pods });
   }
 
   /** Stops once, however often it is called. */

@@ -2,7 +2,8 @@
 // queue, a result asks for "again after", an error is retried with backoff unless it is a bad
 // input that only its author can fix, panics are caught, and every pass is counted and timed.
 import { randomUUID } from 'node:crypto';
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { Registry as PromClientRegistry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from '../shared/prometheus.ts';
 import { EdgeshifuError } from '../shared/errors.ts';
 import type { Logger } from '../shared/log.ts';
 import { WorkQueue } from './queue.ts';
@@ -19,7 +20,12 @@ export interface RunnerOptions {
   readonly reconcile: Reconcile;
   readonly workers: number;
   readonly logger: Logger;
-  readonly registry: Registry;
+  /**
+   * The controller's registry (shared/prometheus.ts). prom-client's type is accepted only because
+   * controller/offload/manager.ts still names it for the registry it forwards here; what arrives is
+   * always the controller's own, and anything else is refused.
+   */
+  readonly registry: Registry | PromClientRegistry;
   readonly queue?: WorkQueue;
 }
 
@@ -29,20 +35,21 @@ interface RunnerMetrics {
   readonly depth: Gauge<'controller'>;
 }
 
-function metricsFor(registry: Registry): RunnerMetrics {
-  const existing = registry.getSingleMetric('edgeshifu_reconcile_total');
-  if (existing !== undefined) {
-    return {
-      total: existing as Counter<'controller' | 'result'>,
-      duration: registry.getSingleMetric('edgeshifu_reconcile_duration_seconds') as Histogram<'controller'>,
-      depth: registry.getSingleMetric('edgeshifu_workqueue_depth') as Gauge<'controller'>,
-    };
-  }
-  return {
-    total: new Counter({ name: 'edgeshifu_reconcile_total', help: 'Reconciles by controller and result (success, requeue, error, invalid)', labelNames: ['controller', 'result'], registers: [registry] }),
-    duration: new Histogram({ name: 'edgeshifu_reconcile_duration_seconds', help: 'Time per reconcile', labelNames: ['controller'], buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5], registers: [registry] }),
-    depth: new Gauge({ name: 'edgeshifu_workqueue_depth', help: 'Keys waiting per controller', labelNames: ['controller'], registers: [registry] }),
+// every runner of a process shares one set of series, told apart by the controller label
+const shared = new WeakMap<Registry, RunnerMetrics>();
+
+function metricsFor(registry: Registry | PromClientRegistry): RunnerMetrics {
+  if (!(registry instanceof Registry)) throw new TypeError('Runner: the registry must be a shared/prometheus.ts Registry');
+  const existing = shared.get(registry);
+  if (existing !== undefined) return existing;
+  const registers = [registry];
+  const metrics = {
+    total: new Counter<'controller' | 'result'>({ name: 'edgeshifu_reconcile_total', help: 'Reconciles by controller and result (success, requeue, error, invalid)', labelNames: ['controller', 'result'], registers }),
+    duration: new Histogram<'controller'>({ name: 'edgeshifu_reconcile_duration_seconds', help: 'Time per reconcile', labelNames: ['controller'], buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5], registers }),
+    depth: new Gauge<'controller'>({ name: 'edgeshifu_workqueue_depth', help: 'Keys waiting per controller', labelNames: ['controller'], registers }),
   };
+  shared.set(registry, metrics);
+  return metrics;
 }
 
 export class Runner {
@@ -82,7 +89,7 @@ export class Runner {
   private async once(key: string): Promise<void> {
     const { name, logger } = this.options;
     const log = logger.child({ controller: name, key, reconcileId: randomUUID().slice(0, 8) });
-    const end = this.metrics.duration.startTimer({ controller: name });
+    const started = performance.now();
     try {
       const result = await this.options.reconcile(key, log);
       this.queue.forget(key);
@@ -91,7 +98,7 @@ export class Runner {
     } catch (err) {
       this.failed(key, err, log);
     } finally {
-      end();
+      this.metrics.duration.observe({ controller: name }, (performance.now() - started) / 1000);
     }
   }
 

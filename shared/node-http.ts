@@ -14,3 +14,6 @@ export const http = require('node:http') as typeof Http;
 export function https(): typeof Https {
   return require('node:https') as typeof Https;
 }
+
+/** One part of a node:http server: answers the request and says true, or leaves it and says false. */
+export type HttpRoute = (req: Http.IncomingMessage, res: Http.ServerResponse) => boolean | Promise<boolean>;

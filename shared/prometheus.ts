@@ -123,6 +123,22 @@ export class Counter<L extends string = string> extends Metric<L, { value: numbe
   }
 }
 
+/** A value set by the code (prom-client's Gauge without collect). */
+export class Gauge<L extends string = string> extends Metric<L, { value: number }> {
+  set(labels: Labels<L>, value: number): void {
+    this.seriesOf(labels).value = value;
+  }
+
+  expose(extra: string): string {
+    const samples = this.all().map((s) => `${this.name}${braces(pairText(s.labels), extra)} ${s.state.value}\n`);
+    return header(this.name, this.help, 'gauge') + samples.join('');
+  }
+
+  protected fresh(): { value: number } {
+    return { value: 0 };
+  }
+}
+
 interface HistogramState { readonly counts: number[]; sum: number; count: number }
 
 export class Histogram<L extends string = string> extends Metric<L, HistogramState> {

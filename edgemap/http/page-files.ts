@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
 
 export const PAGE_FILES = {
   'index.html': 'text/html; charset=utf-8',
@@ -25,15 +25,16 @@ export function defaultPageDir(): string {
   return basename(root) === 'dist' ? join(root, 'edgemap-page') : join(root, 'dist', 'edgemap-page');
 }
 
-export async function sendPageFile(res: Response, dir: string, file: PageFile): Promise<void> {
+export async function sendPageFile(res: ServerResponse, dir: string, file: PageFile): Promise<void> {
   let body: Buffer;
   try {
     body = await readFile(join(dir, file));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    res.status(503).type('text/plain').send(`the edgeMap page has not been built: run \`${BUILD_COMMAND}\` (tsx edgemap/page/build.ts), then reload\n`);
+    res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8' })
+      .end(`the edgeMap page has not been built: run \`${BUILD_COMMAND}\` (tsx edgemap/page/build.ts), then reload\n`);
     return;
   }
-  res.set({ 'content-type': PAGE_FILES[file], 'content-security-policy': CSP, 'x-content-type-options': 'nosniff', 'cache-control': 'no-cache' });
-  res.send(body);
+  res.writeHead(200, { 'content-type': PAGE_FILES[file], 'content-length': body.length, 'content-security-policy': CSP, 'x-content-type-options': 'nosniff', 'cache-control': 'no-cache' });
+  res.end(body);
 }

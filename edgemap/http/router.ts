@@ -3,12 +3,15 @@
 //   GET /edgemap.dot      Graphviz DOT
 //   GET /edgemap/events   server-sent events: `snapshot`, then one `change` per change; heartbeats
 //   GET /edgemap/         the live page (and its edgemap.js, edgemap.css)
-import { Router } from 'express';
-import { Counter, Gauge, type Registry } from 'prom-client';
+// A plain node:http route (no express: it cost the controller ~15 MB of RSS). Paths match exactly:
+// `/edgemap` (JSON) and `/edgemap/` (the page) are different resources.
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../../shared/log.ts';
+import type { HttpRoute } from '../../shared/node-http.ts';
+import { Counter, Gauge, type Registry } from '../../shared/prometheus.ts';
 import { toDot } from '../dot.ts';
 import { toSnapshot } from '../snapshot.ts';
-import { defaultPageDir, sendPageFile } from './page-files.ts';
+import { defaultPageDir, sendPageFile, type PageFile } from './page-files.ts';
 import { EdgeMapStream, type EdgeMapSource } from './stream.ts';
 
 export interface EdgeMapRouterOptions {
@@ -21,7 +24,7 @@ export interface EdgeMapRouterOptions {
   /** Ends the streams and refuses new ones when aborted (server shutdown). */
   readonly signal?: AbortSignal;
   readonly logger?: Logger;
-  /** Registers edgeshifu_edgemap_stream_clients and edgeshifu_edgemap_stream_dropped_total here. */
+  /** Registers edgeshifu_edgemap_stream_clients and edgeshifu_edgemap_stream_dropped_total here (shared/prometheus.ts). */
   readonly registry?: Registry;
 }
 
@@ -29,10 +32,42 @@ function streamMetrics(registry: Registry | undefined): { onClients?: (n: number
   if (registry === undefined) return {};
   const clients = new Gauge({ name: 'edgeshifu_edgemap_stream_clients', help: 'edgeMap SSE clients attached', registers: [registry] });
   const dropped = new Counter({ name: 'edgeshifu_edgemap_stream_dropped_total', help: 'edgeMap SSE clients dropped for falling behind', registers: [registry] });
-  return { onClients: (n) => { clients.set(n); }, onDropped: () => { dropped.inc(); } };
+  return { onClients: (n) => { clients.set({}, n); }, onDropped: () => { dropped.inc(); } };
 }
 
-export function edgeMapRouter(map: EdgeMapSource, options: EdgeMapRouterOptions = {}): Router {
+/** The quality an Accept header gives a media type (1 when there is no header, as HTTP says). */
+function quality(accept: string | undefined, type: string): number {
+  if (accept === undefined || accept.trim() === '') return 1;
+  const [major] = type.split('/');
+  let best = 0;
+  let bestSpecificity = -1;
+  for (const part of accept.split(',')) {
+    const [range = '', ...params] = part.trim().toLowerCase().split(';').map((s) => s.trim());
+    const specificity = range === type ? 2 : range === `${major ?? ''}/*` ? 1 : range === '*/*' ? 0 : -1;
+    if (specificity <= bestSpecificity) continue;
+    const q = params.find((p) => p.startsWith('q='));
+    bestSpecificity = specificity;
+    best = q === undefined ? 1 : Number(q.slice(2)) || 0;
+  }
+  return best;
+}
+
+/** A browser asking for /edgemap wants the page; every other client (ties included) gets the snapshot. */
+export function prefersHtml(accept: string | undefined): boolean {
+  return quality(accept, 'text/html') > quality(accept, 'application/json');
+}
+
+function send(res: ServerResponse, status: number, type: string, body: string): void {
+  res.writeHead(status, { 'content-type': `${type}; charset=utf-8`, 'content-length': Buffer.byteLength(body) }).end(body);
+}
+
+const PAGE_PATHS: Readonly<Record<string, PageFile>> = {
+  '/edgemap/': 'index.html',
+  '/edgemap/edgemap.js': 'edgemap.js',
+  '/edgemap/edgemap.css': 'edgemap.css',
+};
+
+export function edgeMapRouter(map: EdgeMapSource, options: EdgeMapRouterOptions = {}): HttpRoute {
   const pageDir = options.pageDir ?? defaultPageDir();
   const stream = new EdgeMapStream(map, {
     heartbeatMs: options.heartbeatMs ?? 15_000,
@@ -44,17 +79,22 @@ export function edgeMapRouter(map: EdgeMapSource, options: EdgeMapRouterOptions 
   if (options.signal?.aborted === true) stream.close();
   options.signal?.addEventListener('abort', () => { stream.close(); }, { once: true });
 
-  // strict: `/edgemap` (JSON) and `/edgemap/` (the page) are different resources.
-  const router = Router({ strict: true });
-  router.get('/edgemap', (req, res) => {
-    // A browser asking for /edgemap wants the page; every other client gets the snapshot.
-    if (req.accepts(['json', 'html']) === 'html') res.redirect(303, 'edgemap/');
-    else res.json(toSnapshot(map));
-  });
-  router.get('/edgemap.dot', (_req, res) => { res.type('text/vnd.graphviz').send(toDot(map)); });
-  router.get('/edgemap/events', (req, res) => { stream.attach(req, res); });
-  router.get('/edgemap/', (_req, res) => sendPageFile(res, pageDir, 'index.html'));
-  router.get('/edgemap/edgemap.js', (_req, res) => sendPageFile(res, pageDir, 'edgemap.js'));
-  router.get('/edgemap/edgemap.css', (_req, res) => sendPageFile(res, pageDir, 'edgemap.css'));
-  return router;
+  return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const page = PAGE_PATHS[path];
+    if (page !== undefined) {
+      await sendPageFile(res, pageDir, page);
+    } else if (path === '/edgemap') {
+      if (prefersHtml(req.headers.accept)) res.writeHead(303, { location: 'edgemap/', 'content-length': 0 }).end();
+      else send(res, 200, 'application/json', JSON.stringify(toSnapshot(map)));
+    } else if (path === '/edgemap.dot') {
+      send(res, 200, 'text/vnd.graphviz', toDot(map));
+    } else if (path === '/edgemap/events') {
+      stream.attach(req, res);
+    } else {
+      return false;
+    }
+    return true;
+  };
 }

@@ -4,16 +4,16 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setImmediate as tick } from 'node:timers/promises';
-import { Registry } from 'prom-client';
+import { Registry } from '../../shared/prometheus.ts';
 import { buildEdgeMapPage } from '../../edgemap/build-page.ts';
 import { toDot, toSnapshot, type EdgeMapChange, type EdgeMapSnapshot } from '../../edgemap/index.ts';
 import { waitFor } from '../support/wait.ts';
 import { plant } from './fixtures.ts';
 import { SseReader, serve } from './serve.ts';
 
-async function gauge(registry: Registry, name: string): Promise<number> {
-  const metric = await registry.getSingleMetric(name)?.get();
-  return metric?.values[0]?.value ?? NaN;
+function gauge(registry: Registry, name: string): Promise<number> {
+  const line = registry.metrics().split('\n').find((l) => l.startsWith(`${name} `));
+  return Promise.resolve(line === undefined ? NaN : Number(line.slice(name.length + 1)));
 }
 
 test('GET /edgemap answers the JSON snapshot, and a browser is sent to the page', async (t) => {

@@ -1,7 +1,6 @@
 // A real HTTP server on 127.0.0.1:0 with the edgeMap router mounted at `/`, as the controller does.
-import express from 'express';
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { edgeMapRouter, type EdgeMapRouterOptions } from '../../edgemap/http/router.ts';
 import type { EdgeMap } from '../../edgemap/index.ts';
 
@@ -12,10 +11,13 @@ export interface Served {
 }
 
 export async function serve(map: EdgeMap, options: EdgeMapRouterOptions): Promise<Served> {
-  const app = express();
-  app.use(edgeMapRouter(map, options));
-  const server = await new Promise<Server>((resolve, reject) => {
-    const s = app.listen(0, '127.0.0.1', (err?: Error) => { if (err) reject(err); else resolve(s); });
+  const route = edgeMapRouter(map, options);
+  const server = createServer((req, res) => {
+    void (async () => { if (!await route(req, res)) res.writeHead(404).end(); })();
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => { resolve(); });
   });
   const { port } = server.address() as AddressInfo;
   return {

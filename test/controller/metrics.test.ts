@@ -1,0 +1,66 @@
+// The controller's scrape on shared/prometheus.ts: gauges read as prom-client wrote them, every
+// runner shares one set of reconcile series, and the edgeMap's content negotiation (no express).
+import test from 'ava';
+import * as promClient from 'prom-client';
+import { Gauge, Registry } from '../../shared/prometheus.ts';
+import { Runner } from '../../controller/runner.ts';
+import { controllerRegistry } from '../../controller/metrics.ts';
+import { createLogger } from '../../shared/log.ts';
+import { prefersHtml } from '../../edgemap/http/router.ts';
+import { waitFor } from '../support/wait.ts';
+import { sampleSum } from '../support/controller.ts';
+
+test('gauges, labelled and not, read exactly as prom-client writes them', async (t) => {
+  const ours = new Registry();
+  const theirs = new promClient.Registry();
+  ours.setDefaultLabels({ component: 'controller' });
+  theirs.setDefaultLabels({ component: 'controller' });
+  const depth = { name: 'edgeshifu_workqueue_depth', help: 'Keys waiting per controller', labelNames: ['controller'] };
+  const ourDepth = new Gauge({ ...depth, registers: [ours] });
+  const theirDepth = new promClient.Gauge({ ...depth, registers: [theirs] });
+  const ourLeader = new Gauge({ name: 'edgeshifu_leader', help: '1 while this replica leads', registers: [ours] });
+  const theirLeader = new promClient.Gauge({ name: 'edgeshifu_leader', help: '1 while this replica leads', registers: [theirs] });
+  t.is(ours.metrics(), await theirs.metrics(), 'before any set');
+  ourDepth.set({ controller: 'edgedevice' }, 3);
+  theirDepth.set({ controller: 'edgedevice' }, 3);
+  ourDepth.set({ controller: 'edgedevice' }, 2);
+  theirDepth.set({ controller: 'edgedevice' }, 2);
+  ourLeader.set({}, 1);
+  theirLeader.set(1);
+  const text = ours.metrics();
+  t.is(text, await theirs.metrics());
+  t.regex(text, /edgeshifu_workqueue_depth\{controller="edgedevice",component="controller"\} 2\n/);
+  t.regex(text, /edgeshifu_leader\{component="controller"\} 1\n/);
+});
+
+test('two runners on one registry share the reconcile series, told apart by label; a prom-client registry is refused', async (t) => {
+  const registry = controllerRegistry();
+  const logger = createLogger('test', { level: 'silent' });
+  const make = (name: string, fail: boolean): Runner => new Runner({ name, workers: 1, logger, registry, reconcile: () => (fail ? Promise.reject(new Error('no')) : Promise.resolve({})) });
+  const ok = make('edgedevice', false);
+  const bad = make('hostrequest', true);
+  ok.start();
+  bad.start();
+  t.teardown(async () => { await ok.stop(); await bad.stop(); });
+  ok.queue.add('a');
+  bad.queue.add('b');
+  await waitFor('both passes counted', () => (sampleSum(registry, 'edgeshifu_reconcile_total') >= 2 ? true : undefined));
+  const text = registry.metrics();
+  t.regex(text, /edgeshifu_reconcile_total\{controller="edgedevice",result="success",component="controller"\} 1\n/);
+  t.regex(text, /edgeshifu_reconcile_total\{controller="hostrequest",result="error",component="controller"\} 1\n/);
+  t.regex(text, /edgeshifu_reconcile_duration_seconds_count\{component="controller",controller="edgedevice"\} 1\n/);
+  t.is(text.match(/# TYPE edgeshifu_reconcile_total /g)?.length, 1, 'one family, not one per runner');
+  t.regex(text, /edgeshifu_process_resident_memory_bytes\{component="controller"\} \d+/);
+  t.throws(() => new Runner({ name: 'x', workers: 1, logger, registry: new promClient.Registry(), reconcile: () => Promise.resolve({}) }), { message: /shared\/prometheus/ });
+});
+
+test('GET /edgemap negotiation: a browser gets the page, other clients (and ties) the JSON', (t) => {
+  t.true(prefersHtml('text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8'));
+  t.true(prefersHtml('text/html,*/*;q=0.8'));
+  t.false(prefersHtml(undefined));
+  t.false(prefersHtml('*/*'));
+  t.false(prefersHtml('application/json'));
+  t.false(prefersHtml('application/json, text/html;q=0.5'));
+  t.false(prefersHtml('text/*;q=0.5, application/*'));
+  t.true(prefersHtml('text/*, application/json;q=0.1'));
+});
