@@ -27,6 +27,8 @@ export interface GroupSpec {
   readonly timers?: Partial<Timers>;
   /** false: relays flood broadcasts over every link (RelayOptions.tree). */
   readonly tree?: boolean;
+  /** Providers an origin calls per round (DroneConfig.fanout; 0: all); the agent's default when absent. */
+  readonly fanout?: number;
 }
 
 /** Agent publishes, relay forwards, and this process's CPU time (user + system, ms): less noisy than latency on a shared machine. */
@@ -72,6 +74,7 @@ export class BenchGroup {
       ids: this.spec.ids, hosted: this.spec.hosted, mode: this.spec.mode, edges: this.spec.edges, relays: this.spec.relays, maxHops: this.spec.maxHops,
       free: (id) => (id === this.spec.ids[0] ? { cpu: 0, memory: 0 } : plenty), brokerUrl: (id) => urls[id],
       ...(this.spec.timers === undefined ? {} : { timers: this.spec.timers }), ...(this.spec.tree === undefined ? {} : { tree: this.spec.tree }),
+      ...(this.spec.fanout === undefined ? {} : { fanout: this.spec.fanout }),
       bus: (id) => ({ ...(this.spec.qos === undefined ? {} : { qos: this.spec.qos }), ...(this.spec.signatures === true ? { keyring: keyringFor(id, this.spec.ids, true) } : {}) }),
       tap: (cluster, _topic, body) => {
         if (cluster === this.spec.ids[0] && body.kind === 'offload-request' && !this.agreedAt.has(body.app)) this.agreedAt.set(body.app, performance.now());

@@ -10,7 +10,8 @@
 // Run: npm run bench:drone   Bounded: each row stops after BENCH_JOBS jobs or BENCH_SECONDS s.
 // BENCH_SIZES picks sizes, BENCH_ROWS picks rows (e.g. "15:random:sealed,100:random:sealed"),
 // BENCH_BASELINE_SIZES the sizes that also get an in-process row (default 15,100); BENCH_QOS,
-// BENCH_SIGNATURES=1, BENCH_TREE=0 (flooding) and BENCH_TIMERS (JSON) vary the setup.
+// BENCH_SIGNATURES=1, BENCH_TREE=0 (flooding), BENCH_FANOUT (providers called per round; 0: all,
+// the thesis's broadcast) and BENCH_TIMERS (JSON) vary the setup.
 import { fork } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -34,6 +35,7 @@ const BASELINE_SIZES = (process.env.BENCH_BASELINE_SIZES ?? '15,100').split(',')
 const QOS = process.env.BENCH_QOS === undefined ? undefined : (Number(process.env.BENCH_QOS) as 0 | 1);
 const SIGNATURES = process.env.BENCH_SIGNATURES === '1';
 const TREE = process.env.BENCH_TREE !== '0';
+const FANOUT = process.env.BENCH_FANOUT === undefined ? undefined : Number(process.env.BENCH_FANOUT);
 /** Agent timers, JSON, e.g. {"batchMs":0}. */
 const TIMERS = process.env.BENCH_TIMERS === undefined ? undefined : (JSON.parse(process.env.BENCH_TIMERS) as Partial<Timers>);
 const THESIS_MS: Readonly<Record<number, number>> = { 3: 4.5, 15: 60 };
@@ -145,7 +147,7 @@ async function measure(n: number, topology: Topology, mode: 'open' | 'sealed', p
   const relays = topology !== 'one broker';
   // Round-robin, so that the origin's neighbours and the clusters along every path spread over the processes.
   const count = relays ? Math.max(1, Math.min(processes, n)) : 1;
-  const specs: GroupSpec[] = Array.from({ length: count }, (_, g) => ({ ids, hosted: ids.filter((_, i) => i % count === g), edges: edges(n, topology, n), mode, relays, maxHops: n, ...(QOS === undefined ? {} : { qos: QOS }), signatures: SIGNATURES, tree: TREE, ...(TIMERS === undefined ? {} : { timers: TIMERS }) }));
+  const specs: GroupSpec[] = Array.from({ length: count }, (_, g) => ({ ids, hosted: ids.filter((_, i) => i % count === g), edges: edges(n, topology, n), mode, relays, maxHops: n, ...(QOS === undefined ? {} : { qos: QOS }), signatures: SIGNATURES, tree: TREE, ...(FANOUT === undefined ? {} : { fanout: FANOUT }), ...(TIMERS === undefined ? {} : { timers: TIMERS }) }));
   const groups = specs.map((spec) => (processes <= 1 ? local(spec) : remote(spec)));
   try {
     const urls: Record<string, string> = {};
@@ -193,7 +195,7 @@ function plan(): Plan[] {
 }
 
 async function main(): Promise<void> {
-  console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}, ${availableParallelism()} cores, ${PROCESSES} processes, QoS ${QOS ?? 'default'}, signatures ${SIGNATURES ? 'on' : 'off'}, broadcasts ${TREE ? 'along a tree' : 'flooded'}, timers ${JSON.stringify(TIMERS ?? {})}`);
+  console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}, ${availableParallelism()} cores, ${PROCESSES} processes, QoS ${QOS ?? 'default'}, signatures ${SIGNATURES ? 'on' : 'off'}, broadcasts ${TREE ? 'along a tree' : 'flooded'}, fanout ${FANOUT ?? 'default'}, timers ${JSON.stringify(TIMERS ?? {})}`);
   const hop = await brokerHop();
   console.log(`baseline: one publish→deliver hop on aedes (loopback) p50 ${hop.toFixed(3)} ms`);
   const rows: Row[] = [];

@@ -7,6 +7,7 @@ import { ClusterId } from '../../shared/bus/envelope.ts';
 import { Keyring, privateKeyFrom } from '../../shared/bus/signing.ts';
 import { EdgeshifuError } from '../../shared/errors.ts';
 import { DEFAULT_TIMERS, type DroneConfig } from './agent-core.ts';
+import { DEFAULT_FANOUT } from './auction/candidates.ts';
 
 export const DroneSettings = Type.Object({
   droneCluster: ClusterId,
@@ -23,6 +24,7 @@ export const DroneSettings = Type.Object({
   droneReplyTimeoutMs: Type.Integer({ minimum: 1, default: DEFAULT_TIMERS.replyTimeoutMs }),
   droneRetryMs: Type.Integer({ minimum: 1, default: DEFAULT_TIMERS.retryMs }),
   droneBatchMs: Type.Integer({ minimum: 0, default: DEFAULT_TIMERS.batchMs }),
+  droneFanout: Type.Integer({ minimum: 0, default: DEFAULT_FANOUT, description: 'Providers an origin calls to bid first, the best by their slice adverts; more only when those cannot place the job. 0: every provider.' }),
   droneSigningKey: Type.Optional(Type.String({ minLength: 1, secret: true, description: 'This cluster\'s Ed25519 private key, PEM (openssl genpkey -algorithm ed25519), from a Secret: every message it publishes is signed.' })),
   droneRequireSignatures: Type.Boolean({ default: false, description: 'Drop messages whose sender\'s signature cannot be checked (unsigned, or no public key in its Federation); a wrong signature is dropped regardless.' }),
 });
@@ -34,7 +36,7 @@ export function droneConfig(s: DroneSettings, weights: ReadonlyMap<string, numbe
     cluster: s.droneCluster, mode: s.droneMode, scalePercent: s.droneScalePercent, weights,
     agreementMs: s.droneAgreementMs, weakAgreementMs: s.droneWeakAgreementMs, gossipMs: s.droneGossipMs,
     advertIntervalMs: s.droneAdvertIntervalMs, advertTtlMs: s.droneAdvertTtlMs, replyTimeoutMs: s.droneReplyTimeoutMs,
-    retryMs: s.droneRetryMs, batchMs: s.droneBatchMs,
+    retryMs: s.droneRetryMs, batchMs: s.droneBatchMs, fanout: s.droneFanout,
   };
 }
 

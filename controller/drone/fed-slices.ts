@@ -8,17 +8,22 @@ export interface FedSlice {
   readonly offered: Resources;
   readonly seq: number;
   readonly expiresAt: number;
+  /** Relays the advert crossed on its way here: how far the provider is (an origin prefers the nearer of equal offers). */
+  readonly hops: number;
 }
 
 export class FedSlices {
   private readonly slices = new Map<string, FedSlice>();
+  /** The earliest expiry, kept between adverts: the agent asks for it after every message it handles. */
+  private earliest?: number;
 
   /** Keeps the advert unless an equal or newer one from that cluster is held; true when it changed what is known. */
-  update(advert: Pick<SliceAdvertMessage, 'sender' | 'offered' | 'seq' | 'ttlMs'>, now: number): boolean {
+  update(advert: Pick<SliceAdvertMessage, 'sender' | 'offered' | 'seq' | 'ttlMs'> & { readonly hops?: number }, now: number): boolean {
     const held = this.slices.get(advert.sender);
     if (held !== undefined && held.seq > advert.seq) return false;
     if (held !== undefined && held.seq === advert.seq) return false;
-    this.slices.set(advert.sender, { cluster: advert.sender, offered: advert.offered, seq: advert.seq, expiresAt: now + advert.ttlMs });
+    delete this.earliest;
+    this.slices.set(advert.sender, { cluster: advert.sender, offered: advert.offered, seq: advert.seq, expiresAt: now + advert.ttlMs, hops: advert.hops ?? 0 });
     return true;
   }
 
@@ -32,15 +37,26 @@ export class FedSlices {
     return [...this.slices.values()].filter((s) => s.expiresAt > now && !isZero(s.offered)).map((s) => s.cluster).sort();
   }
 
+  /** Live slices that offer something, by cluster id. */
+  live(now: number): FedSlice[] {
+    return [...this.slices.values()].filter((s) => s.expiresAt > now && !isZero(s.offered)).sort((a, b) => (a.cluster < b.cluster ? -1 : a.cluster > b.cluster ? 1 : 0));
+  }
+
   /** Forgets expired adverts, returning who vanished. */
   expire(now: number): string[] {
     const gone = [...this.slices.values()].filter((s) => s.expiresAt <= now).map((s) => s.cluster);
     for (const c of gone) this.slices.delete(c);
+    if (gone.length > 0) delete this.earliest;
     return gone;
   }
 
   nextExpiry(): number | undefined {
-    const times = [...this.slices.values()].map((s) => s.expiresAt);
-    return times.length === 0 ? undefined : Math.min(...times);
+    if (this.slices.size === 0) return undefined;
+    if (this.earliest === undefined) {
+      let min = Number.POSITIVE_INFINITY;
+      for (const s of this.slices.values()) min = Math.min(min, s.expiresAt);
+      this.earliest = min;
+    }
+    return this.earliest;
   }
 }

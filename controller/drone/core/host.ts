@@ -21,9 +21,14 @@ export function onOffloadRequest(state: CoreState, msg: OffloadRequestMessage, n
     to: origin,
     body: { kind: 'host-reply', to: origin, requestId: msg.requestId, app: msg.app, component: msg.component.name, verdict: answer.verdict, ...(answer.reason === undefined ? {} : { reason: answer.reason }) },
   });
+  const app = state.apps.get(appKey(origin, msg.app));
+  if (answer.fresh && answer.verdict === 'NACK' && app !== undefined) {
+    // Open mode: its vote on the component would keep others from bidding on it.
+    app.declined.add(msg.component.name);
+    rebid(state, now);
+  }
   if (!answer.fresh || answer.verdict !== 'ACK') return;
   out.events.push({ type: 'host', app: msg.app, origin, component: msg.component });
-  const app = state.apps.get(appKey(origin, msg.app));
   app?.settled.add(msg.component.name);
   const reservation = state.reservations.get(appKey(origin, msg.app));
   if (reservation !== undefined) reservation.items = reservation.items.filter((i) => i.component.name !== msg.component.name);

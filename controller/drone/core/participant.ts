@@ -7,7 +7,8 @@ import { capacityView, reserved } from './view.ts';
 import { appKey, type AppState, type CoreState, type Output } from './state.ts';
 
 function biddable(app: AppState): BiddableApp {
-  return { app: app.app, origin: app.origin, components: app.components, table: app.table, settled: app.settled };
+  const settled = app.declined.size === 0 ? app.settled : new Set([...app.settled, ...app.declined]);
+  return { app: app.app, origin: app.origin, components: app.components, table: app.table, settled };
 }
 
 function appOf(state: CoreState, item: BundleItem): AppState | undefined {
@@ -24,6 +25,11 @@ function openForVotes(app: AppState): boolean {
   return !app.sealed && !app.closed && !app.blacklisted;
 }
 
+/** Open mode: whether this cluster bids on the app (the origin always may; others when called, or when the origin called everyone). */
+export function calledHere(app: AppState, self: string): boolean {
+  return app.origin === self || app.called === undefined || app.called.has(self);
+}
+
 /** Open mode: release what was outvoted, then add what can be won; marks changed apps dirty. */
 export function rebid(state: CoreState, now: number): void {
   const self = state.config.cluster;
@@ -31,6 +37,7 @@ export function rebid(state: CoreState, now: number): void {
     const app = appOf(state, item);
     return app !== undefined && openForVotes(app) && !app.settled.has(item.component.name);
   });
+  dropDeclined(state, now);
   const { kept, released } = releaseOutvoted(state.bundle, (item) => appOf(state, item)?.table, self);
   const releasedAt = released.length > 0 ? voteTime(state, now) : now;
   for (const item of released) {
@@ -39,7 +46,7 @@ export function rebid(state: CoreState, now: number): void {
     app.table.own(item.component.name, { cluster: self, value: 0, timestamp: releasedAt });
     app.dirty = true;
   }
-  const apps = [...state.apps.values()].filter((a) => openForVotes(a) && !(a.offload && a.origin === self)).map(biddable);
+  const apps = [...state.apps.values()].filter((a) => openForVotes(a) && calledHere(a, self) && !(a.offload && a.origin === self)).map(biddable);
   const at = Math.max(now, state.lastVoteAt + 1);
   const bundle = extendBundle({ self, now: at, apps, bundle: kept, base: capacityView(state, reserved(state)), mustBeatWinner: true });
   if (bundle.length > kept.length) state.lastVoteAt = at;
@@ -51,6 +58,21 @@ export function rebid(state: CoreState, now: number): void {
   }
   state.bundle = bundle;
   markChangedViews(state);
+}
+
+/** Components this cluster refused to host leave its bundle, their votes set to 0 for the others to see. */
+function dropDeclined(state: CoreState, now: number): void {
+  const declined = (item: BundleItem): boolean => appOf(state, item)?.declined.has(item.component.name) === true;
+  const dropped = state.bundle.filter(declined);
+  if (dropped.length === 0) return;
+  state.bundle = state.bundle.filter((item) => !declined(item));
+  const at = voteTime(state, now);
+  for (const item of dropped) {
+    const app = appOf(state, item);
+    if (app === undefined) continue;
+    app.table.own(item.component.name, { cluster: state.config.cluster, value: 0, timestamp: at });
+    app.dirty = true;
+  }
 }
 
 /** A bidder (or the origin) whose view of the winners moved tells the others, so agreement can be seen. */

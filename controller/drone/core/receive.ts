@@ -2,13 +2,24 @@
 import type { AdvertisementMessage, DroneMessage, HostReplyMessage, SealedVoteMessage, SolutionMessage, VotesMessage } from '../messages/index.ts';
 import { onOffloadRequest, onResources, onWithdraw } from './host.ts';
 import { accept, refuse } from './origin.ts';
-import { bidSealed, closeApp, rebid } from './participant.ts';
+import { bidSealed, calledHere, closeApp, rebid } from './participant.ts';
 import { appKey, newApp, type AppState, type CoreState, type Output } from './state.ts';
 
-function resendSolution(state: CoreState, app: AppState, now: number, out: Output): void {
-  if (app.lastSolution === undefined || now < app.lastSolutionAt + state.config.gossipMs) return;
-  app.lastSolutionAt = now;
-  out.messages.push({ body: app.lastSolution });
+/** A late message about a closed app: its sender missed the solution (in sealed mode only the sender gets it again). */
+function resendSolution(state: CoreState, app: AppState, at: { now: number; from: string }, out: Output): void {
+  const solution = app.lastSolution;
+  if (solution?.kind !== 'solution' || at.now < app.lastSolutionAt + state.config.gossipMs) return;
+  app.lastSolutionAt = at.now;
+  if (app.sealed && app.called !== undefined) out.messages.push({ to: at.from, body: { ...solution, to: at.from } });
+  else out.messages.push({ body: solution });
+}
+
+/** Open mode: takes the advert's list of bidders; true when it calls this cluster for the first time. */
+function joins(app: AppState, bidders: readonly string[] | undefined, self: string): boolean {
+  if (bidders === undefined) return false;
+  const before = calledHere(app, self);
+  app.called = new Set(bidders);
+  return !before && app.called.has(self);
 }
 
 function onAdvertisement(state: CoreState, msg: AdvertisementMessage, now: number, out: Output): void {
@@ -17,22 +28,25 @@ function onAdvertisement(state: CoreState, msg: AdvertisementMessage, now: numbe
     onWithdraw(state, msg, now, out);
     return;
   }
-  const key = appKey(msg.sender, msg.app);
-  let app = state.apps.get(key);
-  if (app?.closed === true) return;
-  if (app !== undefined && msg.type === 'MOD' && app.commit === undefined) app.components = [...msg.components];
-  const created = app === undefined;
-  if (app === undefined) {
-    app = newApp(key, { app: msg.app, origin: msg.sender, sealed: msg.sealed, components: [...msg.components], openedAt: now });
-    state.apps.set(key, app);
-  }
+  const known = state.apps.get(appKey(msg.sender, msg.app));
+  if (known?.closed === true) return;
+  if (known !== undefined && msg.type === 'MOD' && known.commit === undefined) known.components = [...msg.components];
+  const self = state.config.cluster;
+  const created = known === undefined;
+  const app = known ?? newApp(appKey(msg.sender, msg.app), { app: msg.app, origin: msg.sender, sealed: msg.sealed, components: [...msg.components], openedAt: now });
+  state.apps.set(app.key, app);
+  // Forgotten only once the origin has stopped announcing it for a while (tick.ts).
+  app.roundAt = now;
+  const joined = joins(app, msg.bidders, self);
   // A repeated announcement means the origin misses something: send the votes again, at most once a gossip period.
-  const due = created || now >= app.lastBroadcast + state.config.gossipMs;
+  const due = created || joined || now >= app.lastBroadcast + state.config.gossipMs;
   if (app.sealed) {
     if (due) bidSealed(state, app, now, out);
     return;
   }
-  if (due) app.dirty = true;
+  // Open mode: only the bidders called report (a cluster not called stays silent; it only listens).
+  if (!calledHere(app, self)) app.dirty = false;
+  else if (due) app.dirty = true;
   rebid(state, now);
 }
 
@@ -40,7 +54,7 @@ function onVotes(state: CoreState, msg: VotesMessage, now: number, out: Output):
   const app = state.apps.get(appKey(msg.baseCluster, msg.app));
   if (app === undefined || app.sealed) return;
   if (app.closed) {
-    if (app.origin === state.config.cluster) resendSolution(state, app, now, out);
+    if (app.origin === state.config.cluster) resendSolution(state, app, { now, from: msg.sender }, out);
     return;
   }
   app.table.merge(msg.entries, state.config.cluster);
@@ -55,7 +69,7 @@ function onSealedVote(state: CoreState, msg: SealedVoteMessage, now: number, out
   const app = state.apps.get(appKey(state.config.cluster, msg.app));
   if (app === undefined || !app.sealed) return;
   if (app.closed) {
-    resendSolution(state, app, now, out);
+    resendSolution(state, app, { now, from: msg.sender }, out);
     return;
   }
   if (app.reports.has(msg.sender)) return;
@@ -84,7 +98,7 @@ function onHostReply(state: CoreState, msg: HostReplyMessage, now: number, out: 
   if (app === undefined) return;
   if (app.closed) {
     // A late ACK for an app that already failed: tell the host to let go again.
-    if (msg.verdict === 'ACK' && app.blacklisted) resendSolution(state, app, now, out);
+    if (msg.verdict === 'ACK' && app.blacklisted) resendSolution(state, app, { now, from: msg.sender }, out);
     return;
   }
   if (msg.verdict === 'ACK') accept({ state, now, out }, app, msg.component, msg.requestId);

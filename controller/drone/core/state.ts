@@ -27,6 +27,12 @@ export interface DroneConfig {
   readonly retryMs: number;
   /** Votes changes are batched this long, so a burst of peers' votes costs one broadcast, not one each. */
   readonly batchMs: number;
+  /**
+   * Providers an origin calls to bid in an auction's first round, the best by their slice adverts
+   * (auction/candidates.ts); more are called only when those cannot place the app. Default
+   * DEFAULT_FANOUT; 0: every provider, every time (the thesis's broadcast).
+   */
+  readonly fanout?: number;
   /** Federation neighbour weights (Federation CR) for the proportion policy. */
   readonly weights: ReadonlyMap<string, number>;
   /**
@@ -78,6 +84,8 @@ export interface CommitState {
   readonly pending: Map<string, PendingRequest>;
   readonly accepted: Map<string, string>;
   readonly refused: Map<string, Set<string>>;
+  /** Components every voter refused, waiting (since when) for the bids of providers called since. */
+  readonly waiting: Map<string, number>;
   attempts: number;
 }
 
@@ -90,9 +98,15 @@ export interface AppState {
   readonly offload: boolean;
   components: Component[];
   readonly openedAt: number;
+  /** Origin: when the latest round of calls began (the weak-agreement deadline counts from it); peers: the last announcement heard. */
+  roundAt: number;
   readonly table: VoteTable;
   readonly settled: Set<string>;
+  /** Components this cluster refused to host (NACK): its vote on them is 0 from then on, so another cluster can win them. */
+  readonly declined: Set<string>;
   readonly reports: Map<string, Report>;
+  /** The providers called to bid (origin: whom it asked; open-mode peers: the advert's list); undefined: everyone. */
+  called?: Set<string>;
   closed: boolean;
   /** When it closed; closed apps are kept a while to answer late messages, then forgotten. */
   closedAt?: number;
@@ -153,8 +167,8 @@ export function newCore(config: DroneConfig, free: Resources): CoreState {
 
 export function newApp(key: string, fields: { app: string; origin: string; sealed: boolean; components: Component[]; openedAt: number; offload?: boolean }): AppState {
   return {
-    key, ...fields, offload: fields.offload ?? false, table: new VoteTable(), settled: new Set(), reports: new Map(), closed: false, blacklisted: false, dirty: true, deferred: false,
-    lastBroadcast: fields.openedAt, lastAnnounced: fields.openedAt, announcements: 0, lastWinners: {}, lastSolutionAt: Number.NEGATIVE_INFINITY,
+    key, ...fields, offload: fields.offload ?? false, table: new VoteTable(), settled: new Set(), declined: new Set(), reports: new Map(), closed: false, blacklisted: false, dirty: true, deferred: false,
+    roundAt: fields.openedAt, lastBroadcast: fields.openedAt, lastAnnounced: fields.openedAt, announcements: 0, lastWinners: {}, lastSolutionAt: Number.NEGATIVE_INFINITY,
   };
 }
 

@@ -8,10 +8,10 @@ import type { AppState, CoreState, Output } from './state.ts';
 
 function forgetAt(state: CoreState, app: AppState): number {
   const c = state.config;
-  return app.openedAt + c.weakAgreementMs + c.replyTimeoutMs + 2 * c.gossipMs;
+  return app.roundAt + c.weakAgreementMs + c.replyTimeoutMs + 2 * c.gossipMs;
 }
 
-/** A participant forgets an auction whose solution never came; it re-sends its votes when the origin re-announces (receive.ts). */
+/** A participant forgets an auction whose solution never came (counted from the last announcement it heard); it re-sends its votes when the origin re-announces (receive.ts). */
 function participantTick(state: CoreState, app: AppState, now: number): void {
   if (now >= forgetAt(state, app)) closeApp(state, app, false, now);
 }
@@ -34,7 +34,14 @@ function announce(state: CoreState, app: AppState, now: number, out: Output): vo
   if (!announcing(app) || now < nextAnnouncement(state, app)) return;
   app.lastAnnounced = now;
   app.announcements += 1;
-  out.messages.push({ body: { kind: 'advertisement', type: 'ADD', app: app.app, baseCluster: app.origin, components: app.components, sealed: app.sealed } });
+  const advert = { kind: 'advertisement' as const, type: 'ADD' as const, app: app.app, baseCluster: app.origin, components: app.components, sealed: app.sealed };
+  if (app.called === undefined) out.messages.push({ body: advert });
+  else if (!app.sealed) out.messages.push({ body: { ...advert, bidders: [...app.called].sort() } });
+  else {
+    // Sealed: only the providers called that have not bid yet (a bid is final).
+    const silent = state.slices.providers(now).filter((p) => app.called?.has(p) === true && !app.reports.has(p));
+    for (const p of silent) out.messages.push({ to: p, body: { ...advert, to: p } });
+  }
   if (!app.sealed) app.dirty = true;
 }
 

@@ -9,6 +9,7 @@ function demand(state: CoreState): Map<string, Resources> {
   const out = new Map<string, Resources>();
   for (const app of state.apps.values()) {
     if (app.closed || app.blacklisted || app.origin === state.config.cluster) continue;
+    if (app.called !== undefined && !app.called.has(state.config.cluster)) continue;
     const need = sum(app.components.filter((c) => !app.settled.has(c.name) && allows(c, state.config.cluster)).map((c) => c.resources));
     out.set(app.origin, add(out.get(app.origin) ?? { cpu: 0, memory: 0 }, need));
   }

@@ -43,6 +43,8 @@ export interface FederationSpec {
   readonly relays?: boolean;
   readonly maxHops?: number;
   readonly timers?: Partial<Timers>;
+  /** Providers an origin calls per round (DroneConfig.fanout); the agent's default when absent. */
+  readonly fanout?: number;
   /** Sees every message an agent publishes (the benchmark times agreement with it). */
   readonly tap?: (cluster: string, topic: string, body: DroneBody) => void;
   /** false: relays flood broadcasts over every link instead of a tree per origin. */
@@ -120,7 +122,7 @@ export async function startFederation(spec: FederationSpec, cleanup: Cleanup): P
   const clusters = new Map<string, FederatedCluster>();
   for (const [id, { client, relay }] of links) {
     const agent = new DroneAgent({
-      config: { cluster: id, mode: spec.mode ?? 'open', scalePercent: spec.scalePercent ?? 100, weights: new Map(), ...DEFAULT_TIMERS, ...spec.timers },
+      config: { cluster: id, mode: spec.mode ?? 'open', scalePercent: spec.scalePercent ?? 100, weights: new Map(), ...DEFAULT_TIMERS, ...spec.timers, ...(spec.fanout === undefined ? {} : { fanout: spec.fanout }) },
       free: spec.free(id),
       bus: tapped(id, asDroneBus(client), spec.tap),
     });

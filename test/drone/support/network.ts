@@ -24,6 +24,8 @@ export interface ClusterSpec {
   readonly free: Resources;
   readonly scalePercent: number;
   readonly weights?: ReadonlyMap<string, number>;
+  /** The cluster's policy on what it runs for others (DroneConfig.admit). */
+  readonly admit?: DroneConfig['admit'];
 }
 
 interface Delivery { readonly at: number; readonly seq: number; readonly to: string; readonly payload: Buffer }
@@ -63,12 +65,15 @@ export class SimFederation {
   private seq = 0;
   private readonly afterStep: Array<() => void> = [];
 
-  constructor(clusters: readonly ClusterSpec[], options: { seed: number; faults?: Faults; mode?: DroneConfig['mode']; timers?: Partial<Timers>; latencyMs?: number }) {
+  constructor(clusters: readonly ClusterSpec[], options: { seed: number; faults?: Faults; mode?: DroneConfig['mode']; timers?: Partial<Timers>; latencyMs?: number; fanout?: number }) {
     this.random = prng(options.seed);
     this.faults = options.faults ?? NO_FAULTS;
     this.latencyMs = options.latencyMs ?? 1;
     for (const c of clusters) {
-      const config: DroneConfig = { cluster: c.id, mode: options.mode ?? 'open', scalePercent: c.scalePercent, weights: c.weights ?? new Map(), ...DEFAULT_TIMERS, ...options.timers };
+      const config: DroneConfig = {
+        cluster: c.id, mode: options.mode ?? 'open', scalePercent: c.scalePercent, weights: c.weights ?? new Map(), ...DEFAULT_TIMERS, ...options.timers,
+        ...(options.fanout === undefined ? {} : { fanout: options.fanout }), ...(c.admit === undefined ? {} : { admit: c.admit }),
+      };
       this.agents.set(c.id, new DroneCore(config, c.free));
       this.seen.set(c.id, new SeenIds());
       this.received.set(c.id, []);

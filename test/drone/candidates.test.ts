@@ -1,0 +1,135 @@
+// Whom an origin calls to bid (auction/candidates.ts), and the auction when it calls only a few:
+// the others never hear of the app, and more are called when the first ones cannot place it.
+import test from 'ava';
+import { callList, roundSize } from '../../controller/drone/auction/candidates.ts';
+import type { FedSlice } from '../../controller/drone/fed-slices.ts';
+import { SimFederation, type ClusterSpec } from './support/network.ts';
+import { component, job } from './support/jobs.ts';
+import type { DroneMessage } from '../../controller/drone/messages/index.ts';
+
+function slice(cluster: string, cpu: number, memory: number, hops = 0): FedSlice {
+  return { cluster, offered: { cpu, memory }, seq: 1, expiresAt: 1_000, hops };
+}
+
+const api = component('api', 1000, 1000);
+const db = component('db', 2000, 1000);
+
+test('providers are called by how much of the app their advert holds, then by the room left, then the nearest, then the id', (t) => {
+  const slices = [
+    slice('a', 1500, 5000),  // holds api only
+    slice('b', 3000, 2000),  // holds both, room 1x
+    slice('c', 9000, 9000),  // holds both, room 3x
+    slice('d', 9000, 9000, 2), // as c, but two relays away
+    slice('e', 9000, 9000, 2), // as d
+    slice('f', 500, 500),    // holds nothing
+  ];
+  t.deepEqual(callList(slices, [api, db], new Set(), 10), ['c', 'd', 'e', 'b', 'a']);
+  t.deepEqual(callList(slices, [api, db], new Set(), 2), ['c', 'd'], 'at most the round size');
+  t.deepEqual(callList([...slices].reverse(), [api, db], new Set(), 10), ['c', 'd', 'e', 'b', 'a'], 'whatever order the adverts came in');
+  t.deepEqual(callList(slices, [api, db], new Set(['c', 'd']), 2), ['e', 'b'], 'those already called are left out');
+  t.deepEqual(callList(slices, [db], new Set(), 10), ['c', 'd', 'e', 'b'], 'only slices that can hold one of the components sought');
+});
+
+test('white and black lists decide who may be called', (t) => {
+  const slices = [slice('a', 9000, 9000), slice('b', 9000, 9000), slice('c', 9000, 9000)];
+  t.deepEqual(callList(slices, [component('api', 1, 1, { clustersWhitelist: ['b', 'c'] })], new Set(), 10), ['b', 'c']);
+  t.deepEqual(callList(slices, [component('api', 1, 1, { clustersBlacklist: ['a'] })], new Set(), 10), ['b', 'c']);
+  t.deepEqual(callList(slices, [component('api', 1, 1, { clustersWhitelist: ['z'] })], new Set(), 10), []);
+});
+
+test('each wider round calls as many again as are called already; fanout 0 calls everyone', (t) => {
+  t.is(roundSize(4, 0), 4);
+  t.is(roundSize(4, 4), 4);
+  t.is(roundSize(4, 8), 8);
+  t.is(roundSize(0, 0), Number.POSITIVE_INFINITY);
+});
+
+const big = { cpu: 8000, memory: 16384 };
+const small = { cpu: 100, memory: 128 };
+
+function federation(specs: ClusterSpec[], mode: 'open' | 'sealed', fanout: number): SimFederation {
+  const fed = new SimFederation(specs, { seed: 3, mode, fanout });
+  fed.start();
+  fed.run(10);
+  return fed;
+}
+
+/** Every message about `app` a cluster received. */
+function about(fed: SimFederation, cluster: string, app: string): DroneMessage[] {
+  return (fed.received.get(cluster) ?? []).filter((m) => 'app' in m && m.app === app);
+}
+
+// Eight providers; p1 and p2 advertise the most room.
+function providers(): ClusterSpec[] {
+  return [
+    { id: 'o', free: small, scalePercent: 100 },
+    ...['p1', 'p2'].map((id) => ({ id, free: { cpu: 16000, memory: 32768 }, scalePercent: 100 })),
+    ...['p3', 'p4', 'p5', 'p6', 'p7', 'p8'].map((id) => ({ id, free: big, scalePercent: 50 })),
+  ];
+}
+
+test('in sealed mode the origin asks only the best-advertised providers; the others never hear of the app', (t) => {
+  const fed = federation(providers(), 'sealed', 2);
+  fed.submit(job('web', 'o', [component('front', 1000, 256), component('db', 1500, 1024)]));
+  fed.run(200);
+  const [placed] = (fed.outcomes().get('o/web') ?? []) as Array<{ type: string; placement: Record<string, string> }>;
+  t.is(placed?.type, 'placed');
+  for (const host of Object.values(placed?.placement ?? {})) t.true(['p1', 'p2'].includes(host), host);
+  for (const id of ['p1', 'p2']) {
+    t.deepEqual([...new Set(about(fed, id, 'web').map((m) => m.kind))].sort(), id === placed?.placement.front || id === placed?.placement.db ? ['advertisement', 'offload-request', 'solution'] : ['advertisement', 'solution'], id);
+  }
+  for (const id of ['p3', 'p4', 'p5', 'p6', 'p7', 'p8']) t.deepEqual(about(fed, id, 'web'), [], `${id} heard nothing of it`);
+  const sentForWeb = fed.sent.filter((s) => 'app' in s.message && s.message.app === 'web');
+  t.is(sentForWeb.filter((s) => s.message.kind === 'sealed-vote').length, 2, 'two bids, not eight');
+});
+
+test('in open mode only the bidders called vote; the others only listen', (t) => {
+  const fed = federation(providers(), 'open', 2);
+  fed.submit(job('web', 'o', [component('front', 1000, 256), component('db', 1500, 1024)]));
+  fed.run(200);
+  t.like((fed.outcomes().get('o/web') ?? [])[0], { type: 'placed' });
+  const advert = fed.sent.find((s) => s.message.kind === 'advertisement' && s.message.app === 'web')?.message;
+  t.deepEqual(advert?.kind === 'advertisement' ? advert.bidders : undefined, ['p1', 'p2']);
+  const voters = new Set(fed.sent.filter((s) => s.message.kind === 'votes' && s.message.app === 'web').map((s) => s.from));
+  t.deepEqual([...voters].sort(), ['o', 'p1', 'p2']);
+});
+
+for (const mode of ['open', 'sealed'] as const) {
+  test(`in ${mode} mode, when those called cannot host a component, the origin calls more`, (t) => {
+    // p1 and p2 advertise the most room, but will not run anything named "db".
+    const specs = providers().map((s) => (s.id === 'p1' || s.id === 'p2' ? { ...s, admit: (_: string, c: { name: string }) => (c.name === 'db' ? 'no databases here' : undefined) } : s));
+    const fed = federation(specs, mode, 2);
+    fed.submit(job('web', 'o', [component('front', 1000, 256), component('db', 1500, 1024)]));
+    fed.run(3000);
+    const [placed] = (fed.outcomes().get('o/web') ?? []) as Array<{ type: string; placement: Record<string, string> }>;
+    t.is(placed?.type, 'placed');
+    t.false(['p1', 'p2'].includes(placed?.placement.db ?? ''), `db on ${placed?.placement.db ?? '-'}`);
+    const called = new Set(fed.sent.filter((s) => s.message.kind === 'advertisement' && s.message.app === 'web').flatMap((s) => (s.message.kind === 'advertisement' ? s.message.bidders ?? [s.message.to ?? ''] : [])));
+    t.is(called.size, 4, `called ${[...called].sort().join(', ')}: the first two, then two more`);
+    t.true(fed.events.some((e) => e.cluster === placed?.placement.db && e.event.type === 'host'));
+  });
+}
+
+test('in sealed mode, a provider called that never answers is passed over once the weak-agreement time is up', (t) => {
+  const fed = federation(providers(), 'sealed', 1);
+  fed.disconnect('p1');
+  fed.submit(job('web', 'o', [component('front', 1000, 256)]));
+  fed.run(1_000);
+  t.is(fed.outcomes().get('o/web'), undefined, 'still waiting for p1');
+  t.deepEqual(about(fed, 'p2', 'web'), [], 'p2 not called yet');
+  fed.run(3_000);
+  t.like((fed.outcomes().get('o/web') ?? [])[0], { type: 'placed', placement: { front: 'p2' } });
+});
+
+test('in sealed mode a job nobody can host fails once every provider whose advert could hold it was asked', (t) => {
+  const specs = providers().map((s) => (s.id === 'o' ? s : { ...s, admit: () => 'closed for maintenance' }));
+  const fed = federation(specs, 'sealed', 2);
+  fed.submit(job('web', 'o', [component('front', 1000, 256)]));
+  fed.run(20_000);
+  const [failed] = (fed.outcomes().get('o/web') ?? []) as Array<{ type: string; reason: string }>;
+  t.is(failed?.type, 'failed');
+  t.regex(failed?.reason ?? '', /closed for maintenance|refused front/);
+  const asked = new Set(fed.sent.filter((s) => s.message.kind === 'advertisement' && s.message.app === 'web').map((s) => (s.message.kind === 'advertisement' ? s.message.to : '')));
+  t.is(asked.size, 8, 'every provider, two, then two more, then four');
+  for (const id of ['p1', 'p3', 'p8']) t.true(about(fed, id, 'web').some((m) => m.kind === 'solution' && m.outcome === 'failed'), `${id} told`);
+});
