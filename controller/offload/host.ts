@@ -89,16 +89,8 @@ export class HostSide {
 
   /** A lease from the origin: renew, take what it says to run, and answer where the component stands. */
   async onLease(msg: LeaseMessage): Promise<string | undefined> {
-    const names = hostedNames(msg.sender, msg.app, msg.component);
-    const request = this.deps.requests.get(`${names.namespace}/${names.name}`);
-    if (request === undefined) {
-      const entry = this.deps.agent.hosted().find((e) => e.origin === msg.sender && e.app === msg.app && e.component === msg.component);
-      // Not (or no longer) here: say so, and the origin puts the component to auction again.
-      if (entry === undefined) this.send(msg.sender, msg.app, msg.component, { phase: 'GONE', reason: `${this.deps.cluster} does not host ${msg.component} of ${msg.app}` });
-      // Held but without its HostRequest (its creation failed for good): made again from the lease.
-      else await this.onDecision({ type: 'host', origin: msg.sender, app: msg.app, component: { name: msg.component, image: '-', resources: entry.resources, workload: msg.workload } });
-      return undefined;
-    }
+    const request = await this.requestFor(msg);
+    if (request === undefined) return undefined;
     const wanted = { workload: msg.workload, revision: msg.revision, launch: msg.launch, dependencies: msg.dependencies, leaseSeconds: msg.leaseSeconds };
     const held = { workload: request.spec.workload, revision: request.spec.revision, launch: request.spec.launch, dependencies: request.spec.dependencies ?? {}, leaseSeconds: request.spec.leaseSeconds };
     let current = request;
@@ -112,6 +104,26 @@ export class HostSide {
     }
     this.told.delete(keyOf(current));
     return keyOf(current);
+  }
+
+  /**
+   * The HostRequest a lease is about. The cache may not hold one created a moment ago (the
+   * lease often follows the ACK within milliseconds), so a miss is asked of the API before the
+   * lease is answered GONE or its content dropped.
+   */
+  private async requestFor(msg: LeaseMessage): Promise<HostRequest | undefined> {
+    const names = hostedNames(msg.sender, msg.app, msg.component);
+    const found = this.deps.requests.get(`${names.namespace}/${names.name}`) ?? await this.deps.api.get<HostRequest>('HostRequest', names.namespace, names.name);
+    if (found !== undefined) return found;
+    const entry = this.deps.agent.hosted().find((e) => e.origin === msg.sender && e.app === msg.app && e.component === msg.component);
+    if (entry === undefined) {
+      // not (or no longer) here: say so, and the origin puts the component to auction again
+      this.send(msg.sender, msg.app, msg.component, { phase: 'GONE', reason: `${this.deps.cluster} does not host ${msg.component} of ${msg.app}` });
+      return undefined;
+    }
+    // held but without its HostRequest (its creation failed for good): made again, then the lease applies
+    await this.onDecision({ type: 'host', origin: msg.sender, app: msg.app, component: { name: msg.component, image: '-', resources: entry.resources, workload: msg.workload } });
+    return this.deps.api.get<HostRequest>('HostRequest', names.namespace, names.name);
   }
 
   reconcile = async (key: string, log: Logger): Promise<ReconcileResult> => {

@@ -14,6 +14,7 @@ import { clusterFree } from '../drone/slicing/capacity.ts';
 import { nodeInput, podInput } from '../drone/slicing/kube-input.ts';
 import { DroneFederation } from './federation.ts';
 import { HostSide } from './host.ts';
+import { NewestPerKey } from './newest.ts';
 import { collectionPath, OffloadApi, type OffloadKind } from './kube.ts';
 import { LABEL_COMPONENT, LABEL_DEPLOYMENT, type HostRequest } from './objects.ts';
 import { OriginSide, type OffloadRequest } from './origin.ts';
@@ -163,22 +164,29 @@ export class Offloader {
     }
   }
 
+  /** Leases and host reports about one component, applied in order, the newest last. */
+  private readonly inbox = new NewestPerKey<OffloadMessage>((message, superseded) => this.receive(message, superseded));
+
   private onMessage(message: OffloadMessage): void {
+    this.inbox.offer(`${message.kind}/${message.sender}/${message.app}/${message.component}`, message);
+  }
+
+  private receive(message: OffloadMessage, superseded: () => boolean): Promise<void> {
     if (message.kind === 'lease') {
-      void this.retrying(`lease ${message.app}/${message.component}`, async () => {
+      return this.retrying(`lease ${message.app}/${message.component}`, async () => {
         const key = await this.host.onLease(message);
         if (key !== undefined) this.hostRunner.queue.add(key);
-      }, 3);
-      return;
+      }, { attempts: 3, superseded });
     }
-    void this.retrying(`host-status ${message.app}/${message.component}`, async () => {
+    return this.retrying(`host-status ${message.app}/${message.component}`, async () => {
       const key = await this.origin.onHostStatus(message);
       if (key !== undefined) this.originRunner.queue.add(key);
-    }, 3);
+    }, { attempts: 3, superseded });
   }
 
   /** Writes that follow a bus event are retried with backoff: the event will not come again. */
-  private async retrying(what: string, step: () => Promise<void>, attempts = 8): Promise<void> {
+  private async retrying(what: string, step: () => Promise<void>, options: { attempts?: number; superseded?: () => boolean } = {}): Promise<void> {
+    const { attempts = 8, superseded = () => false } = options;
     const backoff = new Backoff({ initialMs: 200, maxMs: 5_000 });
     for (let i = 1; ; i += 1) {
       try {
@@ -186,6 +194,8 @@ export class Offloader {
         return;
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
+        // a newer message about the same component is waiting: it replaces this one
+        if (superseded()) return;
         if (i >= attempts || this.stopping.signal.aborted) {
           this.deps.logger.warn({ what, err: message }, 'gave up; leases and reconciles will converge');
           return;

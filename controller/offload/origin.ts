@@ -130,9 +130,13 @@ export class OriginSide {
     const key = `${owner.namespace}/${owner.name}`;
     const dfd = this.deps.deployments.get(key);
     if (dfd === undefined) return undefined;
-    const request = this.deps.requests.get(`${owner.namespace}/${offloadRequestName(dfd, msg.component)}`);
+    const name = offloadRequestName(dfd, msg.component);
+    const fromHost = (r: OffloadRequest | undefined): r is OffloadRequest => r !== undefined && r.spec.app === msg.app && r.spec.cluster === msg.sender;
+    let request = this.deps.requests.get(`${owner.namespace}/${name}`);
+    // the cache may lag a request written a moment ago: the API has the last word
+    if (!fromHost(request)) request = await this.deps.api.get<OffloadRequest>('OffloadRequest', owner.namespace, name);
     // a report from a host this component has left (re-placed since) is stale
-    if (request === undefined || request.spec.app !== msg.app || request.spec.cluster !== msg.sender) return undefined;
+    if (!fromHost(request)) return undefined;
     this.heard.set(`${key}/${msg.component}`, Date.now());
     const status = reportOf(msg);
     const held = request.status ?? {};
