@@ -67,11 +67,13 @@ async function baseline(b: Member): Promise<number[]> {
 }
 
 const { t, done } = benchContext();
+let members: Member[] = [];
 try {
   // the tests' fast timers, but the default lease: a loaded host must not look lost
   const lease = ['--drone-lease-seconds', '60'];
   const [a, b] = await startFederation(t, [{ id: 'a', cpu: '500m', memory: '512Mi', args: lease }, { id: 'b', cpu: '64', memory: '256Gi', pods: '1000', args: lease }]);
   if (a === undefined || b === undefined) throw new Error('no federation');
+  members = [a, b];
   await waitFor('a to hear b', () => (a.controller.controller.offloader?.federation.agent.providers().includes('b') === true ? true : undefined), { timeoutMs: 30_000 });
   const kubernetesOnly = await baseline(b);
   const clock = phaseClock(a);
@@ -94,6 +96,9 @@ try {
     agreement.push(pending - start);
     kubernetes.push(running - pending);
     total.push(running - start);
+    // one line per request: a slow one shows where it stalled, and a run cut short keeps its figures
+    const phases = [...(times ?? new Map<string, number>())].map(([phase, at]) => `${phase} +${(at - start).toFixed(0)}`).join(', ');
+    console.error(`${name}: ${phases} ms`);
   }
   console.log(`offloading: ${REQUESTS} two-component apps, a (500m) → b (64 cpu KWOK), one at a time`);
   console.log(row('created → PENDING (agreement)', agreement));
@@ -103,5 +108,8 @@ try {
   const share = percentile(agreement, 50) / percentile(total, 50);
   console.log(`agreement share of p50: ${(share * 100).toFixed(0)}%; end-to-end p50 / baseline p50: ×${(percentile(total, 50) / percentile(kubernetesOnly, 50)).toFixed(2)}`);
 } finally {
+  // BENCH_LOGS=dir keeps both controllers' logs, to read where a slow request waited
+  const dir = process.env.BENCH_LOGS;
+  if (dir !== undefined) for (const m of members) writeFileSync(join(dir, `offload-${m.id}.log`), m.controller.logs.join(''));
   await done();
 }
