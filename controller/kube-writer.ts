@@ -3,6 +3,7 @@
 // patches guarded by resourceVersion, and Events.
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { KubeClient } from '../shared/kube/client.ts';
+import { Counter, type Registry } from '../shared/prometheus.ts';
 import { kubeStatusOf, toKubeError } from '../shared/kube/errors.ts';
 import { GROUP, VERSION } from '../shared/crds/resources.ts';
 import type { EdgeDeviceStatus } from '../shared/crds/edgedevice.ts';
@@ -42,15 +43,27 @@ function devicePath(device: EdgeDevice): string {
 
 const MERGE = 'application/merge-patch+json';
 
+type WriteVerb = 'apply' | 'delete' | 'status' | 'finalizers' | 'event';
+
 export class ApiWriter implements KubeWriter {
   private readonly client: KubeClient;
+  /** Writes sent, by verb and kind: the API server is what bounds a large roll-out (controller/README.md, Benchmark). */
+  private readonly writes?: Counter<'verb' | 'kind'>;
 
-  constructor(client: KubeClient) {
+  constructor(client: KubeClient, registry?: Registry) {
     this.client = client;
+    if (registry !== undefined) {
+      this.writes = new Counter({ name: 'edgeshifu_kube_writes_total', help: 'Writes sent to the API server by verb (apply, delete, status, finalizers, event) and kind', labelNames: ['verb', 'kind'], registers: [registry] });
+    }
+  }
+
+  private count(verb: WriteVerb, kind: string): void {
+    this.writes?.inc({ verb, kind });
   }
 
   async apply<T extends KubernetesObject>(object: T): Promise<T> {
     const { name = '', namespace = '' } = object.metadata ?? {};
+    this.count('apply', object.kind ?? '?');
     try {
       return await this.client.request<T>('PATCH', objectPath(object.kind, namespace, name), {
         query: { fieldManager: FIELD_MANAGER, force: true }, contentType: 'application/apply-patch+yaml', body: object,
@@ -61,6 +74,7 @@ export class ApiWriter implements KubeWriter {
   }
 
   async remove(kind: BundleKind, namespace: string, name: string): Promise<void> {
+    this.count('delete', kind);
     try {
       await this.client.request('DELETE', objectPath(kind, namespace, name), { query: { propagationPolicy: 'Background' } });
     } catch (err) {
@@ -70,6 +84,7 @@ export class ApiWriter implements KubeWriter {
   }
 
   async patchStatus(device: EdgeDevice, status: EdgeDeviceStatus): Promise<EdgeDevice> {
+    this.count('status', 'EdgeDevice');
     try {
       return await this.client.request<EdgeDevice>('PATCH', `${devicePath(device)}/status`, {
         contentType: MERGE, body: { metadata: { resourceVersion: device.metadata.resourceVersion }, status },
@@ -80,6 +95,7 @@ export class ApiWriter implements KubeWriter {
   }
 
   async setFinalizers(device: EdgeDevice, finalizers: string[]): Promise<EdgeDevice> {
+    this.count('finalizers', 'EdgeDevice');
     try {
       return await this.client.request<EdgeDevice>('PATCH', devicePath(device), {
         contentType: MERGE, body: { metadata: { resourceVersion: device.metadata.resourceVersion, finalizers } },
@@ -92,6 +108,7 @@ export class ApiWriter implements KubeWriter {
   async event(device: EdgeDevice, type: 'Normal' | 'Warning', reason: string, message: string): Promise<void> {
     const { name = '', namespace = '', uid } = device.metadata;
     const now = new Date().toISOString();
+    this.count('event', 'Event');
     try {
       await this.client.request('POST', `/api/v1/namespaces/${encodeURIComponent(namespace)}/events`, {
         body: {

@@ -51,7 +51,7 @@ export class Controller {
     this.world = new World(client, config.deviceShifuNamespace, logger);
     this.reconciler = new EdgeDeviceReconciler({
       world: this.world,
-      writer: deps.writer ?? new ApiWriter(client),
+      writer: deps.writer ?? new ApiWriter(client, deps.registry),
       resyncMs: config.resyncSeconds * 1000,
       heartbeatStaleMs: config.heartbeatStaleSeconds * 1000,
       nodeSelector: config.nodeSelector === '' ? undefined : labelSelectorMatcher(config.nodeSelector),

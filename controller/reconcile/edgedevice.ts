@@ -2,7 +2,7 @@
 // cache, plan its bundle and status, apply what differs, write status once, and clean up through
 // a finalizer, since the bundle lives in another namespace and cannot carry an ownerReference.
 import { createHash } from 'node:crypto';
-import type { KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
 import type { Logger } from '../../shared/log.ts';
 import { bundleNames, deviceOf, FINALIZER, type DeviceRef } from '../bundle/names.ts';
 import type { BundleKind, KubeWriter } from '../kube-writer.ts';
@@ -10,7 +10,7 @@ import type { ReconcileResult } from '../runner.ts';
 import { candidateNode, type CandidateNode } from '../scheduling/candidates.ts';
 import { nextStatus, stableJson, statusChanged } from '../status.ts';
 import type { EdgeDevice, World } from '../world.ts';
-import { planDevice, type DevicePlan, type PlanSettings } from './plan.ts';
+import { afterApply, planDevice, type DevicePlan, type PlanSettings } from './plan.ts';
 
 export interface EdgeDeviceReconcilerOptions {
   readonly world: World;
@@ -64,9 +64,10 @@ export class EdgeDeviceReconciler {
     }
     if (device.metadata.deletionTimestamp !== undefined) return this.finalize(device, log);
     const live = await this.ensureFinalizer(device);
-    const plan = planDevice(this.observe(live));
-    await this.applyBundle(ref, plan.bundle, log);
-    await this.writeStatus(live, plan, log);
+    const observed = this.observe(live);
+    const plan = planDevice(observed);
+    const applied = await this.applyBundle(ref, plan.bundle, log);
+    await this.writeStatus(live, afterApply(plan, applied, observed.pods), log);
     return { requeueAfterMs: this.options.resyncMs };
   };
 
@@ -143,8 +144,10 @@ export class EdgeDeviceReconciler {
     return undefined;
   }
 
-  private async applyBundle(ref: DeviceRef, bundle: readonly KubernetesObject[], log: Logger): Promise<void> {
-    if (bundle.length === 0) return;
+  /** Applies what changed; answers the Deployment as the API server returned it, when it was applied. */
+  private async applyBundle(ref: DeviceRef, bundle: readonly KubernetesObject[], log: Logger): Promise<V1Deployment | undefined> {
+    if (bundle.length === 0) return undefined;
+    let deployment: V1Deployment | undefined;
     const key = deviceKey(ref);
     const records = this.applied.get(key) ?? {};
     this.applied.set(key, records);
@@ -155,10 +158,12 @@ export class EdgeDeviceReconciler {
       const before = records[kind];
       if (before?.hash === hash && before.marker === markerOf(kind, this.observed(object))) continue;
       const result = await this.options.writer.apply(object);
+      if (kind === 'Deployment') deployment = result;
       records[kind] = { hash, marker: markerOf(kind, result) };
       const id = `${kind}/${object.metadata?.namespace ?? ''}/${object.metadata?.name ?? ''}`;
       log.info({ object: id }, before === undefined ? 'applied' : 'reapplied (changed, or edited by hand)');
     }
+    return deployment;
   }
 
   private async writeStatus(device: EdgeDevice, plan: DevicePlan, log: Logger): Promise<void> {

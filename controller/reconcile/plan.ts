@@ -147,6 +147,18 @@ export function planDevice(input: PlanInput): DevicePlan {
   };
 }
 
+/**
+ * The plan once its Deployment has been applied in this pass: BundleReady read from what the API
+ * server answered, rather than "Creating", which would be stale by the time it was written and cost
+ * each new device one more status write (controller/README.md, Benchmark).
+ */
+export function afterApply(plan: DevicePlan, applied: V1Deployment | undefined, pods: readonly V1Pod[]): DevicePlan {
+  const node = plan.view.nodeName;
+  if (applied === undefined || node === undefined || plan.view.bundleReady.reason !== 'Creating') return plan;
+  const bundleReady = readiness(applied, node, pods);
+  return { ...plan, view: { ...plan.view, bundleReady, phase: bundleReady.status === 'True' ? undefined : 'Pending' } };
+}
+
 /** A placement that did not change keeps its message: free-memory figures in it must not cause status writes. */
 function keptMessage(device: EdgeDevice, scheduled: ConditionInput, node: string): ConditionInput {
   const old = device.status?.conditions?.find((c) => c.type === 'Scheduled');

@@ -1,7 +1,7 @@
 // planDevice (pure): what one EdgeDevice's bundle and status should be, from plain inputs.
 import test from 'ava';
 import type { V1Deployment } from '@kubernetes/client-node';
-import { planDevice, type PlanInput, type PlanSettings } from '../../controller/reconcile/plan.ts';
+import { afterApply, planDevice, type PlanInput, type PlanSettings } from '../../controller/reconcile/plan.ts';
 import { ANNOTATION_PLACED_AT, ANNOTATION_PLACEMENT_REASON } from '../../controller/bundle/names.ts';
 import type { CandidateNode } from '../../controller/scheduling/candidates.ts';
 import type { EdgeDevice } from '../../controller/world.ts';
@@ -72,4 +72,18 @@ test("a pod the scheduler refuses shows in BundleReady with the scheduler's word
   const pod = { status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: '0/1 nodes are available: 1 Too many pods.' }] } };
   const plan = planDevice(input({ deployment: applied('edge-1', 'most free memory (8Gi)', { status: { observedGeneration: 1, availableReplicas: 0 } }), pods: [pod] }));
   t.like(plan.view.bundleReady, { status: 'False', reason: 'Unschedulable', message: 'node edge-1 cannot take the deviceShifu: 0/1 nodes are available: 1 Too many pods.' });
+});
+
+test('once its Deployment is applied, a new device says Progressing, not Creating: one status write fewer', (t) => {
+  const plan = planDevice(input());
+  t.is(plan.view.bundleReady.reason, 'Creating');
+  const fresh = applied('edge-1', 'most free memory (8Gi)', { status: {} });
+  const after = afterApply(plan, fresh, []);
+  t.like(after.view, { nodeName: 'edge-1', phase: 'Pending', scheduled: { status: 'True', reason: 'NodeChosen' }, bundleReady: { status: 'False', reason: 'Progressing' } });
+  t.is(after.bundle, plan.bundle);
+  t.is(afterApply(plan, undefined, []), plan, 'nothing applied: the plan stands');
+  const ready = planDevice(input({ deployment: applied('edge-1', 'most free memory (8Gi)') }));
+  t.is(afterApply(ready, applied('edge-1', 'x', { status: {} }), []), ready, 'only a Creating plan is read again');
+  const blocked = planDevice(input({ nodes: [node('edge-1', 1024)] }));
+  t.is(afterApply(blocked, fresh, []), blocked);
 });
