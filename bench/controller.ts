@@ -4,7 +4,8 @@
 //  - controller: the bundled controller (dist/bundle/controller.js, as the image runs it) turns
 //    the same number of EdgeDevices into bundles; time from first create to all Deployments
 //    (counted from a one-item page and remainingItemCount, a full list if absent), objects/s, peak
-//    RSS of the process (VmHWM), and the load average before and after (the machine is shared).
+//    RSS of the process (VmHWM), the controller's API writes per device (its
+//    edgeshifu_kube_writes_total), and the load average before and after (the machine is shared).
 // Usage: npm run bench:controller -- [--devices 1000] [--nodes 100]
 import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
@@ -39,6 +40,20 @@ async function deploymentCount(kube: Kube, namespace: string): Promise<number> {
   if (rest !== undefined) return page.items.length + rest;
   if (page.metadata?._continue === undefined || page.metadata._continue === '') return page.items.length;
   return (await kube.apps.listNamespacedDeployment({ namespace })).items.length;
+}
+
+/** The controller's writes per device from its /metrics (port from its "serving" log line). */
+async function writesPerDevice(logFile: string): Promise<string> {
+  const line = (await readFile(logFile, 'utf8')).split('\n').find((l) => l.includes('serving /healthz'));
+  if (line === undefined) return '?';
+  const { port } = JSON.parse(line) as { port: number };
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const byVerb = new Map<string, number>();
+  for (const match of text.matchAll(/^edgeshifu_kube_writes_total\{verb="(\w+)"[^}]*\} (\d+)$/gm)) {
+    byVerb.set(match[1] ?? '', (byVerb.get(match[1] ?? '') ?? 0) + Number(match[2]));
+  }
+  const total = [...byVerb.values()].reduce((a, b) => a + b, 0);
+  return `${(total / DEVICES).toFixed(2)} (${[...byVerb].map(([verb, n]) => `${verb} ${(n / DEVICES).toFixed(2)}`).join(', ')})`;
 }
 
 const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
@@ -89,6 +104,7 @@ try {
     { timeoutMs: 120 * 60_000, intervalMs: 500 });
   const controllerMs = performance.now() - t1;
   const peak = await peakRssMb(controller.pid ?? 0);
+  const writes = await writesPerDevice(controller.spec.logFile);
   await controller.stop();
 
   const objects = DEVICES * 5; // ServiceAccount, Role, RoleBinding, Deployment, Service
@@ -97,6 +113,7 @@ try {
   console.log(`  EdgeDevices created by the client in:    ${(createdMs / 1000).toFixed(1)} s`);
   console.log(`  controller: creation → all bundles:      ${(controllerMs / 1000).toFixed(1)} s, ${(objects / (controllerMs / 1000)).toFixed(0)} bundle objects/s (+ status writes)`);
   console.log(`  ratio controller / baseline per object:  ${((controllerMs / objects) / (baselineMs / (DEVICES * 3))).toFixed(2)}`);
+  console.log(`  controller API writes per device:        ${writes} (baseline: 3)`);
   console.log(`  controller RSS: idle ${idleRss.toFixed(0)} MB, peak ${peak.toFixed(0)} MB (seed goal < 100 MB)`);
   console.log(`  machine load (1/5/15 min): before ${loadBefore}, after ${load()}`);
 } finally {
