@@ -12,11 +12,31 @@ const addFormats = ajvFormats.default as unknown as (ajv: Ajv) => Ajv;
 const KUBERNETES_KEYWORDS = ['x-kubernetes-int-or-string', 'x-kubernetes-validations', 'x-kubernetes-list-type',
   'x-kubernetes-list-map-keys', 'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-map-type'];
 
+// One ajv for the process and one compiled function per schema object: every Ajv instance
+// compiles JSON Schema's meta-schema on its first compile, and each Validator had its own (about
+// 1 MB of deviceShifu's RSS at start, issue 4). The schemas are ours, written in TypeBox and
+// tested, so they are not checked against the meta-schema either.
+let compiler: Ajv | undefined;
+const compiled = new WeakMap<TSchema, ValidateFunction>();
+
 function makeAjv(): Ajv {
-  const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: false });
+  const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: false, validateSchema: false });
   addFormats(ajv);
   for (const keyword of KUBERNETES_KEYWORDS) ajv.addKeyword(keyword);
   return ajv;
+}
+
+function compile(schema: TSchema): ValidateFunction {
+  let check = compiled.get(schema);
+  if (check === undefined) {
+    compiler ??= makeAjv();
+    const plain = JSON.parse(JSON.stringify(schema)) as object;
+    check = compiler.compile(plain);
+    // ajv's own cache would keep every schema ever compiled; ours goes with the schema object
+    compiler.removeSchema(plain);
+    compiled.set(schema, check);
+  }
+  return check;
 }
 
 export interface FieldError {
@@ -43,7 +63,7 @@ export class Validator<S extends TSchema> {
 
   /** `root` prefixes every field path in errors, e.g. "spec" or the name of a config file. */
   constructor(schema: S, root = '') {
-    this.check = makeAjv().compile(JSON.parse(JSON.stringify(schema)));
+    this.check = compile(schema);
     this.root = root;
   }
 
