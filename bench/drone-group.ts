@@ -32,7 +32,7 @@ export interface GroupSpec {
 }
 
 /** Agent publishes, relay forwards, and this process's CPU time (user + system, ms): less noisy than latency on a shared machine. */
-export interface Counts { readonly msgs: number; readonly relayed: number; readonly cpuMs: number }
+export interface Counts { readonly msgs: number; readonly relayed: number; readonly cpuMs: number; readonly kinds: Readonly<Record<string, number>> }
 
 export interface RunResult {
   readonly jobs: number;
@@ -50,6 +50,8 @@ export class BenchGroup {
   private readonly stops: Array<() => Promise<void> | void> = [];
   private clusters = new Map<string, FederatedCluster>();
   private readonly agreedAt = new Map<string, number>();
+  /** Agent publishes by message kind. */
+  private readonly kinds: Record<string, number> = {};
 
   constructor(spec: GroupSpec) {
     this.spec = spec;
@@ -77,6 +79,7 @@ export class BenchGroup {
       ...(this.spec.fanout === undefined ? {} : { fanout: this.spec.fanout }),
       bus: (id) => ({ ...(this.spec.qos === undefined ? {} : { qos: this.spec.qos }), ...(this.spec.signatures === true ? { keyring: keyringFor(id, this.spec.ids, true) } : {}) }),
       tap: (cluster, _topic, body) => {
+        this.kinds[body.kind] = (this.kinds[body.kind] ?? 0) + 1;
         if (cluster === this.spec.ids[0] && body.kind === 'offload-request' && !this.agreedAt.has(body.app)) this.agreedAt.set(body.app, performance.now());
       },
     }, (fn) => { this.stops.push(fn); });
@@ -94,7 +97,7 @@ export class BenchGroup {
       relayed += c.relay?.forwarded ?? 0;
     }
     const cpu = process.cpuUsage();
-    return { msgs, relayed, cpuMs: (cpu.user + cpu.system) / 1000 };
+    return { msgs, relayed, cpuMs: (cpu.user + cpu.system) / 1000, kinds: { ...this.kinds } };
   }
 
   /** The origin's group only: submits jobs one after another, each once the previous one ended. */

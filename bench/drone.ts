@@ -11,7 +11,8 @@
 // BENCH_SIZES picks sizes, BENCH_ROWS picks rows (e.g. "15:random:sealed,100:random:sealed"),
 // BENCH_BASELINE_SIZES the sizes that also get an in-process row (default 15,100); BENCH_QOS,
 // BENCH_SIGNATURES=1, BENCH_TREE=0 (flooding), BENCH_FANOUT (providers called per round; 0: all,
-// the thesis's broadcast) and BENCH_TIMERS (JSON) vary the setup.
+// the thesis's broadcast) and BENCH_TIMERS (JSON) vary the setup. BENCH_CPU_PROF=<dir>: a CPU
+// profile of each child process (node --cpu-prof), written when it ends.
 import { fork } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -87,7 +88,7 @@ async function brokerHop(): Promise<number> {
   return percentile(times, 50);
 }
 
-interface Row { n: number; topology: Topology; mode: 'open' | 'sealed'; processes: number; load: number; jobs: number; failed: number; reasons: string[]; agreeP50: number; agreeP99: number; placeP50: number; placeP99: number; msgsPerJob: number; relayedPerJob: number; cpuMsPerJob: number }
+interface Row { n: number; topology: Topology; mode: 'open' | 'sealed'; processes: number; load: number; jobs: number; failed: number; reasons: string[]; agreeP50: number; agreeP99: number; placeP50: number; placeP99: number; msgsPerJob: number; relayedPerJob: number; cpuMsPerJob: number; kindsPerJob: Record<string, number> }
 
 /** What bench/drone.ts needs of a group, whether it runs here or in a child process. */
 interface Group {
@@ -106,7 +107,8 @@ function local(spec: GroupSpec): Group {
 
 /** A group in a child process (bench/drone-worker.ts), called over IPC. */
 function remote(spec: GroupSpec): Group {
-  const child = fork(fileURLToPath(new URL('./drone-worker.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const profile = process.env.BENCH_CPU_PROF === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF];
+  const child = fork(fileURLToPath(new URL('./drone-worker.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx', ...profile], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   let next = 0;
   child.on('message', (m: { id: number; result?: unknown; error?: string }) => {
@@ -139,7 +141,9 @@ function remote(spec: GroupSpec): Group {
 
 async function total(groups: readonly Group[]): Promise<Counts> {
   const all = await Promise.all(groups.map((g) => g.counts()));
-  return all.reduce((s, c) => ({ msgs: s.msgs + c.msgs, relayed: s.relayed + c.relayed, cpuMs: s.cpuMs + c.cpuMs }), { msgs: 0, relayed: 0, cpuMs: 0 });
+  const kinds: Record<string, number> = {};
+  for (const c of all) for (const [k, v] of Object.entries(c.kinds)) kinds[k] = (kinds[k] ?? 0) + v;
+  return all.reduce((s, c) => ({ msgs: s.msgs + c.msgs, relayed: s.relayed + c.relayed, cpuMs: s.cpuMs + c.cpuMs, kinds }), { msgs: 0, relayed: 0, cpuMs: 0, kinds });
 }
 
 async function measure(n: number, topology: Topology, mode: 'open' | 'sealed', processes: number): Promise<Row> {
@@ -163,10 +167,21 @@ async function measure(n: number, topology: Topology, mode: 'open' | 'sealed', p
       agreeP50: percentile(r.agree, 50), agreeP99: percentile(r.agree, 99), placeP50: percentile(r.place, 50), placeP99: percentile(r.place, 99),
       msgsPerJob: (after.msgs - before.msgs) / Math.max(1, r.jobs), relayedPerJob: (after.relayed - before.relayed) / Math.max(1, r.jobs),
       cpuMsPerJob: (after.cpuMs - before.cpuMs) / Math.max(1, r.jobs),
+      kindsPerJob: perJob(before.kinds, after.kinds, r.jobs),
     };
   } finally {
     for (const g of groups) await g.stop();
   }
+}
+
+/** Agent publishes per job by kind, two decimals. */
+function perJob(before: Readonly<Record<string, number>>, after: Readonly<Record<string, number>>, jobs: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [kind, count] of Object.entries(after)) {
+    const v = Math.round((100 * (count - (before[kind] ?? 0))) / Math.max(1, jobs)) / 100;
+    if (v !== 0) out[kind] = v;
+  }
+  return out;
 }
 
 type Plan = [number, Topology, 'open' | 'sealed', number];
@@ -176,6 +191,7 @@ function line(row: Row, hop: number): string {
   const vsThesis = thesis === undefined ? '' : `  vs thesis ${thesis} ms: ×${(row.agreeP50 / thesis).toFixed(2)}`;
   return `${String(row.n).padStart(3)} clusters ${row.topology.padEnd(10)} ${row.mode.padEnd(6)} ${row.processes} proc  load ${row.load.toFixed(1)}  jobs ${String(row.jobs).padStart(3)} (failed ${row.failed})  agreement p50 ${row.agreeP50.toFixed(2)} ms p99 ${row.agreeP99.toFixed(2)} ms  placed p50 ${row.placeP50.toFixed(2)} ms p99 ${row.placeP99.toFixed(2)} ms  `
     + `msgs/job ${row.msgsPerJob.toFixed(1)} relayed/job ${row.relayedPerJob.toFixed(1)}  cpu/job ${row.cpuMsPerJob.toFixed(1)} ms  agreement/hop ×${(row.agreeP50 / hop).toFixed(1)}${vsThesis}`
+    + `  (${Object.entries(row.kindsPerJob).map(([k, v]) => `${k} ${v}`).join(', ')})`
     + (row.reasons.length === 0 ? '' : `  failures: ${row.reasons.join(' | ')}`);
 }
 

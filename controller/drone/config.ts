@@ -8,6 +8,7 @@ import { Keyring, privateKeyFrom } from '../../shared/bus/signing.ts';
 import { EdgeshifuError } from '../../shared/errors.ts';
 import { DEFAULT_TIMERS, type DroneConfig } from './agent-core.ts';
 import { DEFAULT_FANOUT } from './auction/candidates.ts';
+import { DEFAULT_ADVERT_GAP_MS } from './core/adverts.ts';
 
 export const DroneSettings = Type.Object({
   droneCluster: ClusterId,
@@ -21,6 +22,7 @@ export const DroneSettings = Type.Object({
   droneGossipMs: Type.Integer({ minimum: 1, default: DEFAULT_TIMERS.gossipMs }),
   droneAdvertIntervalMs: Type.Integer({ minimum: 100, default: DEFAULT_TIMERS.advertIntervalMs }),
   droneAdvertTtlMs: Type.Integer({ minimum: 100, default: DEFAULT_TIMERS.advertTtlMs }),
+  droneAdvertGapMs: Type.Integer({ minimum: 0, default: DEFAULT_ADVERT_GAP_MS, description: 'A changed slice is advertised at most this soon after the previous advert: a burst of changes costs one.' }),
   droneReplyTimeoutMs: Type.Integer({ minimum: 1, default: DEFAULT_TIMERS.replyTimeoutMs }),
   droneRetryMs: Type.Integer({ minimum: 1, default: DEFAULT_TIMERS.retryMs }),
   droneBatchMs: Type.Integer({ minimum: 0, default: DEFAULT_TIMERS.batchMs }),
@@ -35,7 +37,7 @@ export function droneConfig(s: DroneSettings, weights: ReadonlyMap<string, numbe
   return {
     cluster: s.droneCluster, mode: s.droneMode, scalePercent: s.droneScalePercent, weights,
     agreementMs: s.droneAgreementMs, weakAgreementMs: s.droneWeakAgreementMs, gossipMs: s.droneGossipMs,
-    advertIntervalMs: s.droneAdvertIntervalMs, advertTtlMs: s.droneAdvertTtlMs, replyTimeoutMs: s.droneReplyTimeoutMs,
+    advertIntervalMs: s.droneAdvertIntervalMs, advertTtlMs: s.droneAdvertTtlMs, advertGapMs: s.droneAdvertGapMs, replyTimeoutMs: s.droneReplyTimeoutMs,
     retryMs: s.droneRetryMs, batchMs: s.droneBatchMs, fanout: s.droneFanout,
   };
 }

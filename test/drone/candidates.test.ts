@@ -30,6 +30,12 @@ test('providers are called by how much of the app their advert holds, then by th
   t.deepEqual(callList(slices, [db], new Set(), 10), ['c', 'd', 'e', 'b'], 'only slices that can hold one of the components sought');
 });
 
+test('offers within a percent of the roomiest count as equal, and then the nearer provider is called first', (t) => {
+  const slices = [slice('far', 10_000, 10_000, 3), slice('near', 9_960, 9_960, 1), slice('half', 5_000, 5_000, 0)];
+  t.deepEqual(callList(slices, [api], new Set(), 3), ['near', 'far', 'half']);
+  t.deepEqual(callList([slice('far', 10_000, 10_000, 3), slice('near', 9_000, 9_000, 1)], [api], new Set(), 2), ['far', 'near'], '10% less room is not equal');
+});
+
 test('white and black lists decide who may be called', (t) => {
   const slices = [slice('a', 9000, 9000), slice('b', 9000, 9000), slice('c', 9000, 9000)];
   t.deepEqual(callList(slices, [component('api', 1, 1, { clustersWhitelist: ['b', 'c'] })], new Set(), 10), ['b', 'c']);
@@ -83,7 +89,7 @@ test('in sealed mode the origin asks only the best-advertised providers; the oth
   t.is(sentForWeb.filter((s) => s.message.kind === 'sealed-vote').length, 2, 'two bids, not eight');
 });
 
-test('in open mode only the bidders called vote; the others only listen', (t) => {
+test('in open mode only the bidders called vote, and only the origin and the other bidders hear the votes', (t) => {
   const fed = federation(providers(), 'open', 2);
   fed.submit(job('web', 'o', [component('front', 1000, 256), component('db', 1500, 1024)]));
   fed.run(200);
@@ -91,7 +97,9 @@ test('in open mode only the bidders called vote; the others only listen', (t) =>
   const advert = fed.sent.find((s) => s.message.kind === 'advertisement' && s.message.app === 'web')?.message;
   t.deepEqual(advert?.kind === 'advertisement' ? advert.bidders : undefined, ['p1', 'p2']);
   const voters = new Set(fed.sent.filter((s) => s.message.kind === 'votes' && s.message.app === 'web').map((s) => s.from));
-  t.deepEqual([...voters].sort(), ['o', 'p1', 'p2']);
+  t.deepEqual([...voters].sort(), ['p1', 'p2'], 'the origin, with no room of its own, does not echo them');
+  for (const id of ['p3', 'p4', 'p5', 'p6', 'p7', 'p8']) t.deepEqual(about(fed, id, 'web').map((m) => m.kind), ['advertisement', 'solution'], `${id} only heard the advertisement and the solution`);
+  t.true(about(fed, 'p1', 'web').some((m) => m.kind === 'votes' && m.sender === 'p2'), 'the bidders hear each other');
 });
 
 for (const mode of ['open', 'sealed'] as const) {

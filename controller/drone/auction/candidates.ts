@@ -30,10 +30,19 @@ function score(slice: FedSlice, components: readonly Component[]): Scored | unde
   return { cluster: slice.cluster, holds: holdable.length, headroom: headroom(slice.offered, sum(holdable.map((c) => c.resources))), hops: slice.hops };
 }
 
+/**
+ * Room on the votes' scale (1..100, against the roomiest slice): offers within a percent of each
+ * other count as equal, and then the nearer provider is called first.
+ */
+function level(s: Scored, best: number): number {
+  if (!Number.isFinite(best) || best <= 0) return Number.isFinite(s.headroom) ? 0 : 100;
+  return Math.round((100 * Math.min(s.headroom, best)) / best);
+}
+
 /** Most components held, then the most room left (lightly loaded first, as the votes' utility), then the nearest, then the id. */
-function before(a: Scored, b: Scored): number {
+function before(a: Scored & { level: number }, b: Scored & { level: number }): number {
   if (a.holds !== b.holds) return b.holds - a.holds;
-  if (a.headroom !== b.headroom) return b.headroom > a.headroom ? 1 : -1;
+  if (a.level !== b.level) return b.level - a.level;
   if (a.hops !== b.hops) return a.hops - b.hops;
   return a.cluster < b.cluster ? -1 : a.cluster > b.cluster ? 1 : 0;
 }
@@ -44,7 +53,8 @@ function before(a: Scored, b: Scored): number {
  */
 export function callList(slices: readonly FedSlice[], components: readonly Component[], exclude: ReadonlySet<string>, count: number): string[] {
   const scored = slices.filter((s) => !exclude.has(s.cluster)).map((s) => score(s, components)).filter((s) => s !== undefined);
-  return scored.sort(before).slice(0, Math.max(0, count)).map((s) => s.cluster);
+  const best = Math.max(0, ...scored.map((s) => s.headroom));
+  return scored.map((s) => ({ ...s, level: level(s, best) })).sort(before).slice(0, Math.max(0, count)).map((s) => s.cluster);
 }
 
 /** How many to call next: the first round `fanout`, then as many again as are called already (0: everyone at once). */

@@ -1,5 +1,5 @@
 // Slice adverts (DRONE v2 "Slices advertisement"): broadcast periodically and whenever the offer
-// changes; they carry only what is offered.
+// changes (changes coming close together in one advert); they carry only what is offered.
 import { advertisedSlice } from '../auction/budget.ts';
 import type { Resources } from '../model.ts';
 import { capacityView } from './view.ts';
@@ -9,10 +9,24 @@ function same(a: Resources | undefined, b: Resources): boolean {
   return a !== undefined && Math.abs(a.cpu - b.cpu) < 1e-6 && Math.abs(a.memory - b.memory) < 1e-6;
 }
 
+/** Slice changes wait this long after the previous advert (DroneConfig.advertGapMs). */
+export const DEFAULT_ADVERT_GAP_MS = 100;
+
 export function advertTick(state: CoreState, now: number, out: Output): void {
   const offered = advertisedSlice(capacityView(state));
-  const due = now >= state.lastAdvertAt + state.config.advertIntervalMs;
-  if (!due && same(state.lastAdvertised, offered)) return;
+  const periodic = now >= state.lastAdvertAt + state.config.advertIntervalMs;
+  if (!periodic && same(state.lastAdvertised, offered)) {
+    delete state.advertDueAt;
+    return;
+  }
+  // Every hosting changes the slice, and every advert goes to the whole federation: a burst of
+  // changes costs one advert, sent once the gap since the previous one has passed.
+  const gapEnds = state.lastAdvertAt + (state.config.advertGapMs ?? DEFAULT_ADVERT_GAP_MS);
+  if (!periodic && now < gapEnds) {
+    state.advertDueAt = gapEnds;
+    return;
+  }
+  delete state.advertDueAt;
   state.advertSeq += 1;
   state.lastAdvertAt = now;
   state.lastAdvertised = offered;
@@ -20,5 +34,5 @@ export function advertTick(state: CoreState, now: number, out: Output): void {
 }
 
 export function advertWakeup(state: CoreState): number {
-  return state.lastAdvertAt + state.config.advertIntervalMs;
+  return Math.min(state.lastAdvertAt + state.config.advertIntervalMs, state.advertDueAt ?? Number.POSITIVE_INFINITY);
 }

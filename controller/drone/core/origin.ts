@@ -37,6 +37,8 @@ export function submit(state: CoreState, job: Job, now: number, out: Output): vo
   state.apps.set(key, app);
   if ((state.config.fanout ?? DEFAULT_FANOUT) > 0) {
     app.called = new Set();
+    // It speaks (votes) only if it bids itself.
+    app.dirty = false;
     callMore({ state, now, out }, app, app.components);
   } else out.messages.push({ body: { kind: 'advertisement', type: 'ADD', app: job.app, baseCluster: self, components: job.components, sealed: app.sealed } });
   if (app.sealed) bidSealed(state, app, now, out);

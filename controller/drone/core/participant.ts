@@ -82,9 +82,15 @@ function markChangedViews(state: CoreState): void {
     if (!openForVotes(app)) continue;
     const winners = app.table.winners(app.components.map((c) => c.name));
     // Only the origin and current bidders speak up when their view moves; the rest already said they hold nothing.
-    const involved = app.origin === self || app.components.some((c) => (app.table.get(c.name, self)?.value ?? 0) > 0);
+    // An origin that called some bidders is not echoed: they hear each other directly.
+    const involved = (app.origin === self && app.called === undefined) || app.components.some((c) => (app.table.get(c.name, self)?.value ?? 0) > 0);
     if (involved && !sameWinners(winners, app.lastWinners)) app.dirty = true;
   }
+}
+
+/** Who hears this cluster's votes on an app whose origin called only some bidders: the origin and the other bidders. */
+function audience(app: AppState, self: string): string[] {
+  return [...new Set([app.origin, ...app.called ?? []])].filter((c) => c !== self).sort();
 }
 
 /** One votes message per dirty open-mode app, once the batch is due (or at once with `force`). */
@@ -101,7 +107,9 @@ export function flush(state: CoreState, now: number, out: Output, force = false)
     if (!app.dirty || !openForVotes(app)) continue;
     const winners = app.table.winners(app.components.map((c) => c.name));
     state.votesRound += 1;
-    out.messages.push({ body: { kind: 'votes', app: app.app, baseCluster: app.origin, entries: app.table.spoken(state.config.cluster), winners, round: state.votesRound } });
+    const votes = { kind: 'votes' as const, app: app.app, baseCluster: app.origin, entries: app.table.spoken(state.config.cluster), winners, round: state.votesRound };
+    if (app.called === undefined) out.messages.push({ body: votes });
+    else for (const to of audience(app, state.config.cluster)) out.messages.push({ to, body: { ...votes, to } });
     app.dirty = false;
     app.lastBroadcast = now;
     app.lastWinners = winners;

@@ -62,7 +62,8 @@ function onVotes(state: CoreState, msg: VotesMessage, now: number, out: Output):
   if (held === undefined || held.at < msg.round) {
     app.reports.set(msg.sender, { winners: msg.winners, bidder: msg.entries.some((e) => e.cluster === msg.sender && e.value > 0), at: msg.round });
   }
-  rebid(state, now);
+  // A cluster not called only keeps the table (in case it is called later): nothing of its own can change.
+  if (calledHere(app, state.config.cluster)) rebid(state, now);
 }
 
 function onSealedVote(state: CoreState, msg: SealedVoteMessage, now: number, out: Output): void {

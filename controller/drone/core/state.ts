@@ -21,6 +21,8 @@ export interface DroneConfig {
   readonly gossipMs: number;
   readonly advertIntervalMs: number;
   readonly advertTtlMs: number;
+  /** A changed slice is advertised at most this soon after the previous advert (default DEFAULT_ADVERT_GAP_MS). */
+  readonly advertGapMs?: number;
   /** How long the origin waits for ACK/NACK before failing the app. */
   readonly replyTimeoutMs: number;
   /** Retransmission of an unanswered OffloadRequest (same request id). */
@@ -42,7 +44,7 @@ export interface DroneConfig {
   readonly admit?: (origin: string, component: Component) => string | undefined;
 }
 
-export type Timers = Pick<DroneConfig, 'agreementMs' | 'weakAgreementMs' | 'gossipMs' | 'advertIntervalMs' | 'advertTtlMs' | 'replyTimeoutMs' | 'retryMs' | 'batchMs'>;
+export type Timers = Pick<DroneConfig, 'agreementMs' | 'weakAgreementMs' | 'gossipMs' | 'advertIntervalMs' | 'advertTtlMs' | 'advertGapMs' | 'replyTimeoutMs' | 'retryMs' | 'batchMs'>;
 
 export const DEFAULT_TIMERS: Timers = {
   agreementMs: 2, weakAgreementMs: 2_000, gossipMs: 250, advertIntervalMs: 5_000, advertTtlMs: 15_000, replyTimeoutMs: 3_000, retryMs: 250, batchMs: 1,
@@ -145,6 +147,8 @@ export interface CoreState {
   dirtySince?: number;
   lastAdvertAt: number;
   lastAdvertised?: Resources;
+  /** When a changed slice that waits for the advert gap goes out. */
+  advertDueAt?: number;
 }
 
 /** One step of the core: its state, the time and where its output goes. */

@@ -1,5 +1,7 @@
 // Votes (thesis DroneMessage, REFERENCE §3): a cluster's view of the vote table of one app and
 // the winners it derives from it. Entries merge by newest timestamp per (component, cluster).
+// Broadcast when every provider may bid; sent to the origin and each other bidder called (`to`)
+// when the origin called only some (auction/candidates.ts): nobody else needs them.
 import { Type, type Static } from '@sinclair/typebox';
 import { ClusterId, Name } from '../model.ts';
 import { message } from '../../../shared/bus/envelope.ts';
@@ -18,5 +20,6 @@ export const VotesMessage = message('votes', {
   entries: Type.Array(VoteEntry, { maxItems: 64 * 256 }),
   winners: Type.Record(Type.String(), ClusterId, { description: 'component -> winning cluster, as the sender sees it.' }),
   round: Type.Integer({ minimum: 0, description: 'Raised on every votes message of the sender: the latest view wins even within one millisecond.' }),
+  to: Type.Optional(ClusterId),
 });
 export type VotesMessage = Static<typeof VotesMessage>;
