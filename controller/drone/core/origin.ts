@@ -48,9 +48,9 @@ export function submit(state: CoreState, job: Job, now: number, out: Output): vo
 /**
  * Calls the next providers whose advertised slices can hold some of `components` (the first
  * round, or a wider one when those called cannot place them) and sends them the advertisement:
- * sealed, to each of them with only those components; open, broadcast with the whole list of
- * bidders (everyone's votes are public there, and winners are compared over the whole app).
- * False when nobody is left to call.
+ * sealed, to each new one with only those components; open, to every bidder with the whole app
+ * and the list of bidders (they send their votes to each other, and winners are compared over
+ * the whole app). Nobody else hears of the app. False when nobody is left to call.
  */
 function callMore(step: Step, app: AppState, components: readonly Component[]): boolean {
   const { state, now, out } = step;
@@ -62,7 +62,11 @@ function callMore(step: Step, app: AppState, components: readonly Component[]): 
   for (const p of fresh) called.add(p);
   const advert = { kind: 'advertisement' as const, type: 'ADD' as const, app: app.app, baseCluster: app.origin, sealed: app.sealed };
   if (app.sealed) for (const p of fresh) out.messages.push({ to: p, body: { ...advert, components: [...components], to: p } });
-  else out.messages.push({ body: { ...advert, components: app.components, bidders: [...called].sort() } });
+  else {
+    // Every bidder learns the new list: it sends its votes to all of them.
+    const bidders = [...called].sort();
+    for (const p of bidders) out.messages.push({ to: p, body: { ...advert, components: app.components, bidders, to: p } });
+  }
   return true;
 }
 
@@ -80,11 +84,11 @@ function widen(step: Step, app: AppState, components: readonly Component[]): boo
 }
 
 /**
- * The solution or a DEL: in sealed mode only the providers called knew of the app (and hold
- * reservations for it), so each of them gets it and nobody else; in open mode, a broadcast.
+ * The solution or a DEL: only the providers called knew of the app (and hold votes or
+ * reservations for it), so each of them gets it and nobody else; a broadcast when all were called.
  */
 export function tellCalled(app: AppState, body: SolutionBody | AdvertisementBody, out: Output): void {
-  if (!app.sealed || app.called === undefined) {
+  if (app.called === undefined) {
     out.messages.push({ body });
     return;
   }

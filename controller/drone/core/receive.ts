@@ -5,12 +5,12 @@ import { accept, refuse } from './origin.ts';
 import { bidSealed, calledHere, closeApp, rebid } from './participant.ts';
 import { appKey, newApp, type AppState, type CoreState, type Output } from './state.ts';
 
-/** A late message about a closed app: its sender missed the solution (in sealed mode only the sender gets it again). */
+/** A late message about a closed app: its sender missed the solution (only the sender gets it again, unless everyone was called). */
 function resendSolution(state: CoreState, app: AppState, at: { now: number; from: string }, out: Output): void {
   const solution = app.lastSolution;
   if (solution?.kind !== 'solution' || at.now < app.lastSolutionAt + state.config.gossipMs) return;
   app.lastSolutionAt = at.now;
-  if (app.sealed && app.called !== undefined) out.messages.push({ to: at.from, body: { ...solution, to: at.from } });
+  if (app.called !== undefined) out.messages.push({ to: at.from, body: { ...solution, to: at.from } });
   else out.messages.push({ body: solution });
 }
 

@@ -36,8 +36,10 @@ function announce(state: CoreState, app: AppState, now: number, out: Output): vo
   app.announcements += 1;
   const advert = { kind: 'advertisement' as const, type: 'ADD' as const, app: app.app, baseCluster: app.origin, components: app.components, sealed: app.sealed };
   if (app.called === undefined) out.messages.push({ body: advert });
-  else if (!app.sealed) out.messages.push({ body: { ...advert, bidders: [...app.called].sort() } });
-  else {
+  else if (!app.sealed) {
+    const bidders = [...app.called].sort();
+    for (const p of bidders) out.messages.push({ to: p, body: { ...advert, bidders, to: p } });
+  } else {
     // Sealed: only the providers called that have not bid yet (a bid is final).
     const silent = state.slices.providers(now).filter((p) => app.called?.has(p) === true && !app.reports.has(p));
     for (const p of silent) out.messages.push({ to: p, body: { ...advert, to: p } });
