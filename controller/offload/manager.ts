@@ -1,7 +1,7 @@
 // Wires DRONE offloading into the leader (issue 8): the federation (broker, agent, relay), the
 // resources daemon (free capacity from the Node and Pod caches), and two reconcilers on their
 // own queues: DroneFederatedDeployments (offloading side) and HostRequests (hosting side).
-import type { KubernetesListObject, KubernetesObject, V1Deployment, V1Node, V1Pod, V1Service } from '@kubernetes/client-node';
+import type { KubernetesListObject, KubernetesObject, V1Deployment, V1EndpointSlice, V1Node, V1Pod, V1Service } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
 import type { KubeClient } from '../../shared/kube/client.ts';
 import { Informer } from '../../shared/kube/informer.ts';
@@ -54,6 +54,7 @@ export class Offloader {
   readonly hostRequests: Informer<HostRequest>;
   private readonly workloads: Informer<V1Deployment>;
   private readonly services: Informer<V1Service>;
+  private readonly slices: Informer<V1EndpointSlice>;
   private readonly originRunner: Runner;
   private readonly hostRunner: Runner;
   private readonly deps: OffloaderDeps;
@@ -71,9 +72,11 @@ export class Offloader {
     this.hostRequests = informer(deps, 'HostRequest');
     this.workloads = informer(deps, 'Deployment', LABEL_COMPONENT);
     this.services = informer(deps, 'Service', LABEL_COMPONENT);
+    this.slices = informer(deps, 'EndpointSlice', LABEL_COMPONENT);
     const agent = this.federation.agent;
     this.origin = new OriginSide({
       api, agent, cluster: settings.droneCluster, deployments: this.deployments, requests: this.offloadRequests, workloads: this.workloads,
+      services: this.services, slices: this.slices,
       leaseSeconds: settings.droneLeaseSeconds, releaseTimeoutSeconds: settings.droneReleaseTimeoutSeconds, retrySeconds: settings.droneRetrySeconds, logger,
       settled: () => this.federation.settled(),
     });
@@ -95,7 +98,7 @@ export class Offloader {
   }
 
   async start(): Promise<void> {
-    const caches = [this.deployments, this.offloadRequests, this.hostRequests, this.workloads, this.services] as unknown as Array<Informer<KubernetesObject>>;
+    const caches = [this.deployments, this.offloadRequests, this.hostRequests, this.workloads, this.services, this.slices] as unknown as Array<Informer<KubernetesObject>>;
     await Promise.all(caches.map((i) => i.start()));
     this.wire();
     await this.federation.start();
@@ -213,7 +216,7 @@ export class Offloader {
     await this.originRunner.stop();
     await this.hostRunner.stop();
     await this.federation.stop();
-    const caches = [this.deployments, this.offloadRequests, this.hostRequests, this.workloads, this.services] as unknown as Array<Informer<KubernetesObject>>;
+    const caches = [this.deployments, this.offloadRequests, this.hostRequests, this.workloads, this.services, this.slices] as unknown as Array<Informer<KubernetesObject>>;
     await Promise.all(caches.map((i) => i.stop()));
   }
 }

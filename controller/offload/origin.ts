@@ -3,7 +3,7 @@
 // neighbour that won them, tracked by one OffloadRequest each; callers reach remote components
 // under their own Service names. Deleting it sends DEL and waits, bounded, for the hosts' DEL_ACK.
 // Reconcile reads the world afresh each time; decisions and host reports only enqueue.
-import type { V1Deployment } from '@kubernetes/client-node';
+import type { KubernetesObject, V1Deployment, V1EndpointSlice, V1Service } from '@kubernetes/client-node';
 import type { Informer } from '../../shared/kube/informer.ts';
 import type { Logger } from '../../shared/log.ts';
 import { API_VERSION } from '../../shared/crds/resources.ts';
@@ -12,6 +12,7 @@ import type { CustomObject } from '../../shared/crds/resources.ts';
 import { isEdgeshifuError } from '../../shared/errors.ts';
 import type { DroneAgent } from '../drone/agent.ts';
 import type { HostStatusMessage } from '../drone/messages/index.ts';
+import { AppliedObjects } from '../applied.ts';
 import type { ReconcileResult } from '../runner.ts';
 import { LABEL_MANAGED_BY, MANAGED_BY } from '../bundle/names.ts';
 import type { OffloadApi } from './kube.ts';
@@ -33,6 +34,9 @@ export interface OriginSideDeps {
   readonly deployments: Informer<DroneFederatedDeployment>;
   readonly requests: Informer<OffloadRequest>;
   readonly workloads: Informer<V1Deployment>;
+  /** Services and EndpointSlices labelled with a component: what was applied is checked against them. */
+  readonly services: Informer<V1Service>;
+  readonly slices: Informer<V1EndpointSlice>;
   readonly leaseSeconds: number;
   readonly releaseTimeoutSeconds: number;
   readonly retrySeconds: number;
@@ -73,6 +77,8 @@ export class OriginSide {
   /** Hosts left out of a deployment's next auctions (refused or lost it), until when. */
   private readonly excluded = new Map<string, Map<string, number>>();
   private readonly sentLeases = new Map<string, string>();
+  /** Local and remote-facing objects: written again only when changed here or moved there. */
+  private readonly applied = new AppliedObjects();
 
   constructor(deps: OriginSideDeps) {
     this.deps = deps;
@@ -237,8 +243,8 @@ export class OriginSide {
           continue;
         }
         const objects = localObjects(dfd, { component: c.name, workload, cluster: this.deps.cluster, env: dependencyEnv(dependencies) });
-        await this.deps.api.apply(objects.deployment);
-        await this.deps.api.apply(objects.service);
+        await this.applyOwned(keyOf(dfd), objects.deployment);
+        await this.applyOwned(keyOf(dfd), objects.service);
         const running = available(this.deps.workloads.get(`${namespace}/${localDeploymentName(dfd, c.name)}`));
         const port = workload.ports[0]?.port;
         seen.set(c.name, { phase: running ? 'LAUNCHED' : 'SCHEDULED', ...(port === undefined ? {} : { endpoint: `${c.name}.${namespace}.svc:${port}` }), message: running ? 'running here' : 'starting here' });
@@ -257,8 +263,8 @@ export class OriginSide {
     const s = request.status ?? {};
     if (s.endpoint !== undefined) {
       const objects = remoteObjects(dfd, { component, workload, endpoint: s.endpoint });
-      await this.deps.api.apply(objects.service);
-      if (objects.slice !== undefined) await this.deps.api.apply(objects.slice);
+      await this.applyOwned(keyOf(dfd), objects.service);
+      if (objects.slice !== undefined) await this.applyOwned(keyOf(dfd), objects.slice);
     }
     return { phase: s.phase ?? 'ASSIGNED', ...(s.endpoint === undefined ? {} : { endpoint: s.endpoint }), ...(s.message === undefined || s.message === '' ? {} : { message: s.message }) };
   }
@@ -384,7 +390,18 @@ export class OriginSide {
       .map((c) => `${c.cluster ?? '?'} (${c.name})`);
   }
 
+  /** Server-side apply of what changed since this process last applied it, or moved in the cache. */
+  private async applyOwned(owner: string, object: KubernetesObject): Promise<void> {
+    const key = `${object.metadata?.namespace ?? ''}/${object.metadata?.name ?? ''}`;
+    const observed: Partial<Record<string, () => KubernetesObject | undefined>> = {
+      Deployment: () => this.deps.workloads.get(key), Service: () => this.deps.services.get(key), EndpointSlice: () => this.deps.slices.get(key),
+    };
+    if (!this.applied.needs(owner, object, observed[object.kind ?? '']?.())) return;
+    this.applied.record(owner, object, await this.deps.api.apply(object));
+  }
+
   private forget(key: string): void {
+    this.applied.forget(key);
     this.delAcks.delete(key);
     this.excluded.delete(key);
     this.failedAt.delete(key);

@@ -58,9 +58,17 @@ test.serial('a resource-poor cluster offloads a two-component app to the neighbo
   const service: V1Service = await a.kube.core.readNamespacedService({ namespace: APPS, name: 'db' });
   t.is(service.spec?.selector, undefined, 'a selector-less Service');
   t.is(service.spec?.ports?.[0]?.port, 5432, 'under the port its callers expect');
-  const slices = await a.kube.kc.makeApiClient((await import('@kubernetes/client-node')).DiscoveryV1Api).listNamespacedEndpointSlice({ namespace: APPS, labelSelector: 'kubernetes.io/service-name=db' });
-  const slice: V1EndpointSlice | undefined = slices.items[0];
+  const discovery = a.kube.kc.makeApiClient((await import('@kubernetes/client-node')).DiscoveryV1Api);
+  const dbSlice = async (): Promise<V1EndpointSlice | undefined> => (await discovery.listNamespacedEndpointSlice({ namespace: APPS, labelSelector: 'kubernetes.io/service-name=db' })).items[0];
+  const slice = await dbSlice();
   t.is(`${slice?.endpoints?.[0]?.addresses[0] ?? ''}:${slice?.ports?.[0]?.port ?? ''}`, db?.endpoint ?? 'none');
+  // not rewritten while nothing changes, but put back when deleted by hand
+  await discovery.deleteNamespacedEndpointSlice({ namespace: APPS, name: slice?.metadata?.name ?? '' });
+  const back = await waitFor('the EndpointSlice to be put back', async () => {
+    const now = await dbSlice();
+    return now !== undefined && now.metadata?.uid !== slice?.metadata?.uid ? now : undefined;
+  }, { timeoutMs: 60_000 });
+  t.is(`${back.endpoints?.[0]?.addresses[0] ?? ''}:${back.ports?.[0]?.port ?? ''}`, db?.endpoint ?? 'none');
   t.is(a.controller.controller.offloader?.federation.agent.hosted().length, 0, 'nothing runs on a');
 
   // delete: DEL, DEL_ACK from b, DONE, then gone everywhere
