@@ -4,6 +4,8 @@
 import type { ComponentPhase, ComponentStatus, DeploymentPhase, DroneFederatedDeploymentStatus } from '../../shared/crds/drone.ts';
 import type { DroneEvent } from '../drone/agent-core.ts';
 import type { LeaseMessage } from '../drone/messages/index.ts';
+import { LABEL_MANAGED_BY, MANAGED_BY } from '../bundle/names.ts';
+import { LABEL_DEPLOYMENT } from './objects.ts';
 import { appId, revisionOf, workloadOf, type DroneFederatedDeployment } from './workload.ts';
 
 export type Status = DroneFederatedDeploymentStatus;
@@ -121,4 +123,18 @@ export function leasesFor(dfd: DroneFederatedDeployment, status: Status, self: s
 /** Whether two statuses differ in anything worth a write. */
 export function statusChanged(a: Status | undefined, b: Status): boolean {
   return JSON.stringify(a ?? {}) !== JSON.stringify(b);
+}
+
+/**
+ * Why a component cannot have its Service: callers in the namespace reach a component under its
+ * own name, so a Service of that name that another DroneFederatedDeployment made, or that
+ * edgeshifu did not make at all, is not taken over. Undefined when the name is free or ours.
+ */
+export function serviceClash(dfd: DroneFederatedDeployment, component: string, existing: { labels?: Record<string, string> } | undefined): string | undefined {
+  if (existing === undefined) return undefined;
+  const labels = existing.labels ?? {};
+  const owner = labels[LABEL_MANAGED_BY] === MANAGED_BY ? labels[LABEL_DEPLOYMENT] : undefined;
+  if (owner === dfd.metadata.name) return undefined;
+  const holder = owner === undefined ? 'was not made by edgeshifu' : `belongs to DroneFederatedDeployment ${owner}`;
+  return `Service ${dfd.metadata.namespace ?? ''}/${component} already exists and ${holder}; callers reach component ${component} under that name: rename the component, or create this DroneFederatedDeployment in another namespace`;
 }

@@ -19,7 +19,7 @@ import type { OffloadApi } from './kube.ts';
 import { available } from './host-plan.ts';
 import { dependencyEnv, localObjects, remoteObjects } from './objects.ts';
 import {
-  applyDecision, deploymentOfApp, leasesFor, observe, readiness, returnLost, startAuction, statusChanged, unplaced,
+  applyDecision, deploymentOfApp, leasesFor, observe, readiness, returnLost, serviceClash, startAuction, statusChanged, unplaced,
   type Decision, type Observation, type Status,
 } from './origin-plan.ts';
 import { jobOf, localDeploymentName, offloadRequestName, validateDeployment, workloadOf, type DroneFederatedDeployment } from './workload.ts';
@@ -79,6 +79,8 @@ export class OriginSide {
   private readonly sentLeases = new Map<string, string>();
   /** Local and remote-facing objects: written again only when changed here or moved there. */
   private readonly applied = new AppliedObjects();
+  /** Deployments (at a generation) whose Service names were found free or theirs. */
+  private readonly namesChecked = new Set<string>();
 
   constructor(deps: OriginSideDeps) {
     this.deps = deps;
@@ -169,6 +171,12 @@ export class OriginSide {
       if (!isEdgeshifuError(err, 'invalid')) throw err;
       await this.write(dfd, { ...dfd.status, observedGeneration: dfd.metadata.generation, phase: 'FAILED', reason: err.message });
       return {};
+    }
+    const clash = await this.clash(key, dfd);
+    if (clash !== undefined) {
+      await this.write(dfd, { ...dfd.status, observedGeneration: dfd.metadata.generation, phase: 'FAILED', reason: clash });
+      // looked at again later: the other holder may go
+      return { requeueAfterMs: this.deps.retrySeconds * 1000 };
     }
     return this.advance(key, dfd, log);
   };
@@ -390,6 +398,23 @@ export class OriginSide {
       .map((c) => `${c.cluster ?? '?'} (${c.name})`);
   }
 
+  /**
+   * A component whose Service name someone else holds in the namespace (serviceClash). Asked of
+   * the API once per generation: a Service edgeshifu did not make is not in the labelled cache.
+   */
+  private async clash(key: string, dfd: DroneFederatedDeployment): Promise<string | undefined> {
+    const generation = `${key}/${String(dfd.metadata.generation ?? 0)}`;
+    if (this.namesChecked.has(generation)) return undefined;
+    const namespace = dfd.metadata.namespace ?? '';
+    for (const c of dfd.spec.components) {
+      const existing = this.deps.services.get(`${namespace}/${c.name}`) ?? await this.deps.api.get<V1Service>('Service', namespace, c.name);
+      const why = serviceClash(dfd, c.name, existing?.metadata);
+      if (why !== undefined) return why;
+    }
+    this.namesChecked.add(generation);
+    return undefined;
+  }
+
   /** Server-side apply of what changed since this process last applied it, or moved in the cache. */
   private async applyOwned(owner: string, object: KubernetesObject): Promise<void> {
     const key = `${object.metadata?.namespace ?? ''}/${object.metadata?.name ?? ''}`;
@@ -402,6 +427,7 @@ export class OriginSide {
 
   private forget(key: string): void {
     this.applied.forget(key);
+    for (const k of [...this.namesChecked]) if (k.startsWith(`${key}/`)) this.namesChecked.delete(k);
     this.delAcks.delete(key);
     this.excluded.delete(key);
     this.failedAt.delete(key);

@@ -71,6 +71,14 @@ test.serial('a resource-poor cluster offloads a two-component app to the neighbo
   t.is(`${back.endpoints?.[0]?.addresses[0] ?? ''}:${back.ports?.[0]?.port ?? ''}`, db?.endpoint ?? 'none');
   t.is(a.controller.controller.offloader?.federation.agent.hosted().length, 0, 'nothing runs on a');
 
+  // a second app with the same component names in the same namespace: refused, shop's Services untouched
+  await createApp(a.kube, twoComponentApp('shop-2'));
+  const refused = await waitFor('shop-2 to fail', async () => { const d = await readApp(a.kube, 'shop-2'); return d?.status?.phase === 'FAILED' ? d : undefined; }, { timeoutMs: 60_000 });
+  t.regex(refused.status?.reason ?? '', /Service apps\/api already exists and belongs to DroneFederatedDeployment shop; .*rename the component/);
+  t.is(refused.status?.app, undefined, 'never put to auction');
+  t.deepEqual((await a.kube.core.readNamespacedService({ namespace: APPS, name: 'db' })).metadata?.labels?.['drone.edgeshifu.io/deployment'], 'shop');
+  await a.kube.custom.deleteNamespacedCustomObject({ group: 'shifu.edgenesis.io', version: 'v1alpha1', namespace: APPS, plural: 'dronefederateddeployments', name: 'shop-2' });
+
   // delete: DEL, DEL_ACK from b, DONE, then gone everywhere
   await a.kube.custom.deleteNamespacedCustomObject({ group: 'shifu.edgenesis.io', version: 'v1alpha1', namespace: APPS, plural: 'dronefederateddeployments', name: 'shop' });
   await waitFor('shop to be gone', async () => ((await readApp(a.kube, 'shop')) === undefined ? true : undefined), { timeoutMs: 60_000 });

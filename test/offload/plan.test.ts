@@ -5,7 +5,7 @@ import test from 'ava';
 import type { V1Deployment, V1Node, V1Service } from '@kubernetes/client-node';
 import { isEdgeshifuError } from '../../shared/errors.ts';
 import { appId, hostedNames, jobOf, revisionOf, validateDeployment, workloadOf, type DroneFederatedDeployment } from '../../controller/offload/workload.ts';
-import { applyDecision, deploymentOfApp, leasesFor, observe, readiness, returnLost, startAuction, unplaced } from '../../controller/offload/origin-plan.ts';
+import { applyDecision, deploymentOfApp, leasesFor, observe, readiness, returnLost, serviceClash, startAuction, unplaced } from '../../controller/offload/origin-plan.ts';
 import { available, hostVerdict, publicAddress } from '../../controller/offload/host-plan.ts';
 import { dependencyEnv, hostObjects, remoteObjects, type HostRequest } from '../../controller/offload/objects.ts';
 import { twoComponentApp } from './support.ts';
@@ -186,4 +186,16 @@ test('a Federation says Connected while its neighbour\'s adverts arrive, written
   const down = neighbourCondition({ ...federation, status: { conditions: [up] } }, false, now);
   t.like(down, { status: 'False', reason: 'NoAdverts' });
   t.regex(down?.message ?? '', /edgeshifu-system\/fed-b/, 'says which Secret to check');
+});
+
+test('a component\'s Service name is not taken from another deployment, nor from a Service edgeshifu did not make', (t) => {
+  const shop = dfd();
+  const ours = { 'app.kubernetes.io/managed-by': 'edgeshifu-controller', 'drone.edgeshifu.io/deployment': 'shop' };
+  t.is(serviceClash(shop, 'db', undefined), undefined, 'free');
+  t.is(serviceClash(shop, 'db', { labels: ours }), undefined, 'already ours');
+  const other = serviceClash(shop, 'db', { labels: { ...ours, 'drone.edgeshifu.io/deployment': 'shop-2' } });
+  t.regex(other ?? '', /Service apps\/db already exists and belongs to DroneFederatedDeployment shop-2/);
+  t.regex(other ?? '', /rename the component, or create this DroneFederatedDeployment in another namespace/);
+  t.regex(serviceClash(shop, 'db', { labels: { app: 'db' } }) ?? '', /was not made by edgeshifu/);
+  t.regex(serviceClash(shop, 'db', {}) ?? '', /was not made by edgeshifu/, 'no labels at all');
 });
