@@ -35,6 +35,18 @@ function row(name: string, ms: readonly number[]): string {
   return `${name.padEnd(34)} p50 ${percentile(ms, 50).toFixed(0).padStart(6)} ms   p99 ${percentile(ms, 99).toFixed(0).padStart(6)} ms   (n=${ms.length})`;
 }
 
+/** A two-component app, always offloaded; in one namespace for all, each app's components need Service names of their own. */
+function benchApp(name: string, i: number): Record<string, unknown> {
+  const body = twoComponentApp(name, { cpu: '100m', memory: '64Mi' }) as { spec: { offload?: boolean; components: Array<{ name: string; bootDependencies?: string[] }> } };
+  body.spec.offload = true; // always to the neighbour: this measures offloading, not local first
+  const own = (c: string): string => `${c}-${String(i)}`;
+  for (const c of body.spec.components) {
+    c.name = own(c.name);
+    if (c.bootDependencies !== undefined) c.bootDependencies = c.bootDependencies.map(own);
+  }
+  return body;
+}
+
 /** Timestamps of each phase a's cache sees, per deployment name. */
 function phaseClock(a: Member): Map<string, Map<string, number>> {
   const seen = new Map<string, Map<string, number>>();
@@ -83,8 +95,7 @@ try {
   for (let i = 0; i < REQUESTS; i += 1) {
     const name = `app-${i}`;
     const start = performance.now();
-    const body = twoComponentApp(name, { cpu: '100m', memory: '64Mi' }) as { spec: Record<string, unknown> };
-    body.spec.offload = true; // always to the neighbour: this measures offloading, not local first
+    const body = benchApp(name, i);
     await createApp(a.kube, body);
     await waitFor(`${name} RUNNING`, () => clock.get(name)?.get('RUNNING'), { timeoutMs: 120_000, intervalMs: 5 }).catch((err: unknown) => {
       for (const m of [a, b]) writeFileSync(join(tmpdir(), `edgeshifu-bench-offload-${m.id}.log`), m.controller.logs.join(''));
