@@ -24,6 +24,11 @@ export const SERVICE_TYPES = '_services._dns-sd._udp.local';
 
 const lower = (name: string): string => name.toLowerCase().replace(/\.$/, '');
 
+/** Code-point order: deterministic, which is all this sort needs; localeCompare loads ICU's collation data (~2.3 MB RSS). */
+function byCodePoint(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 function srvOf(data: unknown): { port: number; target: string } | undefined {
   if (typeof data !== 'object' || data === null) return undefined;
   const { port, target } = data as { port?: unknown; target?: unknown };
@@ -62,7 +67,7 @@ export function mdnsServices(records: readonly MdnsRecord[], subnets: readonly s
       services.set(`${instance} ${endpoint}`, { endpoint, instance, service });
     }
   }
-  return [...services.values()].sort((a, b) => a.endpoint.localeCompare(b.endpoint) || a.instance.localeCompare(b.instance));
+  return [...services.values()].sort((a, b) => byCodePoint(a.endpoint, b.endpoint) || byCodePoint(a.instance, b.instance));
 }
 
 /** This node's IPv4 addresses inside the subnets: the interfaces a browse may ask on. */
