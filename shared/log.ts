@@ -1,6 +1,7 @@
 // Structured JSON logs (pino). Credentials never reach a log line: every field that can carry one
 // is censored here, once, for every component.
 import { pino, type Logger, type LoggerOptions } from 'pino';
+import { isoTime } from './time.ts';
 
 export type { Logger } from 'pino';
 
@@ -23,7 +24,8 @@ export function createLogger(component: string, options: LogOptions = {}): Logge
     level: options.level ?? process.env.EDGESHIFU_LOG_LEVEL ?? 'info',
     base: { component },
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-    timestamp: pino.stdTimeFunctions.isoTime,
+    // pino's isoTime calls toISOString, which loads ICU's time zone data (shared/time.ts)
+    timestamp: () => `,"time":"${isoTime(Date.now())}"`,
     formatters: { level: (label) => ({ level: label }) },
   };
   return options.destination === undefined ? pino(config) : pino(config, options.destination);

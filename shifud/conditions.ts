@@ -1,5 +1,6 @@
 // metav1.Condition bookkeeping: lastTransitionTime moves only when the status does.
 import type { Condition } from '../shared/crds/schema.ts';
+import { isoTime } from '../shared/time.ts';
 
 export interface ConditionUpdate {
   readonly type: string;
@@ -12,7 +13,7 @@ export interface ConditionUpdate {
 /** The condition to write, keeping the existing transition time when the status did not change. */
 export function nextCondition(existing: readonly Condition[] | undefined, update: ConditionUpdate, now: Date): Condition {
   const current = existing?.find((c) => c.type === update.type);
-  const lastTransitionTime = current !== undefined && current.status === update.status ? current.lastTransitionTime : now.toISOString();
+  const lastTransitionTime = current !== undefined && current.status === update.status ? current.lastTransitionTime : isoTime(now.getTime());
   return { ...update, lastTransitionTime };
 }
 

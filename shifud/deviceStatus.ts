@@ -8,6 +8,7 @@ import type { LINK_TYPES } from '../shared/crds/schema.ts';
 import { nextCondition, type ConditionUpdate } from './conditions.ts';
 import type { EdgeDevice } from './edgeDevice.ts';
 import type { Verdict } from './deviceVerifier.ts';
+import { isoTime } from '../shared/time.ts';
 
 export type LinkType = (typeof LINK_TYPES)[number];
 export const REACHABLE = 'Reachable';
@@ -70,7 +71,7 @@ export function planDeviceStatus(input: DeviceStatusInput, previous: Applied): D
   const now = new Date(input.now);
   const status: EdgeDeviceStatus = {};
   if (condition !== undefined) status.conditions = [nextCondition(input.device.status?.conditions, condition, now)];
-  if (link !== undefined) status.links = [{ node: input.nodeName, type: link, lastSeenTime: now.toISOString() }];
+  if (link !== undefined) status.links = [{ node: input.nodeName, type: link, lastSeenTime: isoTime(now.getTime()) }];
   const { name, namespace } = input.device.metadata;
   return {
     body: { apiVersion: API_VERSION, kind: EDGE_DEVICE.kind, metadata: { name, namespace }, status },

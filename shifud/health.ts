@@ -8,6 +8,7 @@ import type { Server } from 'node:http';
 import type { Logger } from '../shared/log.ts';
 import { http } from '../shared/node-http.ts';
 import type { Registry } from '../shared/prometheus.ts';
+import { setDateHeader } from '../shared/time.ts';
 
 export interface Verdict {
   readonly ok: boolean;
@@ -60,6 +61,7 @@ export interface HealthServer {
 
 export async function serveHealth(address: string, port: number, source: HealthSource): Promise<HealthServer> {
   const server = http.createServer((req, res) => {
+    setDateHeader(res);
     const path = (req.url ?? '/').split('?')[0];
     const verdict = path === '/healthz' ? source.live() : path === '/readyz' ? source.ready() : undefined;
     if (verdict !== undefined) {

@@ -4,6 +4,7 @@
 // (a lost message, a device rebooted mid-command) must not block the device for good. Pure state
 // with an injected clock, no I/O.
 import { EdgeshifuError } from '../../shared/errors.ts';
+import { isoTime } from '../../shared/time.ts';
 
 interface Pending {
   readonly command: string;
@@ -48,8 +49,8 @@ export class ControlGate {
   claim(payload: string): boolean {
     const p = this.current();
     if (p !== undefined) {
-      const until = this.options.timeoutMs > 0 ? `, at most until ${new Date(p.since + this.options.timeoutMs).toISOString()}` : '';
-      throw new EdgeshifuError('conflict', `device is busy with "${p.command}" since ${new Date(p.since).toISOString()}; waiting for a message containing "${p.completion}"${until}`);
+      const until = this.options.timeoutMs > 0 ? `, at most until ${isoTime(p.since + this.options.timeoutMs)}` : '';
+      throw new EdgeshifuError('conflict', `device is busy with "${p.command}" since ${isoTime(p.since)}; waiting for a message containing "${p.completion}"${until}`);
     }
     const match = this.controlMsgs.find(([command]) => payload.includes(command));
     if (match === undefined) return false;

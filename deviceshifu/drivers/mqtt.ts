@@ -9,6 +9,7 @@ import type { Driver, DriverContext, DriverResponse } from './driver.ts';
 import { abortable } from './abortable.ts';
 import { brokerOptions } from './mqtt-broker.ts';
 import { ControlGate } from './mqtt-gate.ts';
+import { isoTime } from '../../shared/time.ts';
 
 const DEFAULT_CONTROL_TIMEOUT_MS = 60_000;
 
@@ -103,11 +104,11 @@ class MqttDriver implements Driver {
    */
   private read(topic: string): DriverResponse {
     const message = this.last.get(topic);
-    if (message !== undefined) return json(200, { mqtt_message: message.payload.toString('utf8'), mqtt_receive_timestamp: message.at.toISOString() });
+    if (message !== undefined) return json(200, { mqtt_message: message.payload.toString('utf8'), mqtt_receive_timestamp: isoTime(message.at.getTime()) });
     if (this.subscribedAt === undefined) {
       throw new EdgeshifuError('unavailable', `no message has arrived on topic ${topic} yet: the MQTT broker has not been reached, so the topic is not subscribed`);
     }
-    throw new EdgeshifuError('not-found', `no message has arrived on topic ${topic} yet (subscribed since ${this.subscribedAt.toISOString()}); GET answers with the last message once the device publishes one`);
+    throw new EdgeshifuError('not-found', `no message has arrived on topic ${topic} yet (subscribed since ${isoTime(this.subscribedAt.getTime())}); GET answers with the last message once the device publishes one`);
   }
 
   private async publish(topic: string, body: Buffer, signal: AbortSignal): Promise<DriverResponse> {

@@ -8,6 +8,7 @@ import { instructionRoute, type RequestContext } from './instruction-route.ts';
 import { problemOf } from './problem.ts';
 import { send, sendJson } from './reply.ts';
 import { requestTarget } from './request-rules.ts';
+import { setDateHeader } from '../../shared/time.ts';
 import type { GatewayView } from './view.ts';
 
 type BuiltIn = (view: GatewayView, res: ServerResponse) => void;
@@ -55,6 +56,7 @@ export function createHandler(view: GatewayView): (req: IncomingMessage, res: Se
   const route = instructionRoute(view);
   return (req, res) => {
     const context: RequestContext = {};
+    setDateHeader(res);
     res.once('finish', () => {
       view.metrics.requests.inc({ instruction: context.instruction ?? 'none', method: req.method ?? '', status: String(res.statusCode) });
     });
