@@ -7,6 +7,11 @@
 // deviceShifu runs as the image runs it: the esbuild bundle (dist/bundle/deviceshifu.js, built by
 // `npm run build:bundle`) on plain node with the image's NODE_FLAGS (read from the Dockerfile,
 // or --node-flags). Each load row stops after REQUESTS requests or SECONDS seconds.
+// Idle RSS is the mean of one sample a second over the last 20 s of a 30 s idle window (--idle-seconds):
+// the first seconds after start hold startup garbage that V8's memory reducer returns later.
+// Beside deviceShifu over the same window, with the same flags, the floors it stands on: bare node,
+// node with an HTTP server listening, and (--kube) node with an HTTP server and one TLS watch on
+// the API server (node:http(s) and nothing else).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
@@ -27,7 +32,7 @@ const { values } = parseArgs({
     kube: { type: 'boolean', default: false },
     bundle: { type: 'string', default: 'dist/bundle' },
     'node-flags': { type: 'string' },
-    'idle-seconds': { type: 'string', default: '10' },
+    'idle-seconds': { type: 'string', default: '30' },
   },
 });
 
@@ -141,15 +146,45 @@ async function kubeEnvironment(manifest: string, cleanups: Cleanup[]): Promise<N
   return { KUBECONFIG: cluster.kubeconfigPath, EDGEDEVICE_NAME: 'edgedevice-thermometer', EDGEDEVICE_NAMESPACE: 'devices' };
 }
 
-/** Bare node with the same flags: the floor under any component (its own code pages are most of it). */
-async function bareNode(flags: string[]): Promise<Memory> {
-  const child = spawn(process.execPath, [...flags, '-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
-  try {
-    await delay(1000);
-    return await memoryOf(child.pid ?? 0);
-  } finally {
-    child.kill('SIGTERM');
+/** What any deviceShifu stands on, as scripts for `node -e`: no code but node's own. */
+const HTTP_FLOOR = `process.getBuiltinModule('node:http').createServer((q, r) => r.end('ok')).listen(0, '127.0.0.1');
+setInterval(() => {}, 1000);`;
+const TLS_WATCH = `
+const https = process.getBuiltinModule('node:https');
+const e = JSON.parse(process.env.FLOOR_ENDPOINT);
+const b = (v) => v === undefined ? undefined : Buffer.from(v, 'base64');
+const agent = new https.Agent({ keepAlive: true, ca: b(e.ca), cert: b(e.cert), key: b(e.key) });
+const watch = () => https.get({ host: e.host, port: e.port, path: e.path + '?watch=true&timeoutSeconds=25', agent }, (res) => { res.resume(); res.on('end', watch); })
+  .on('error', () => setTimeout(watch, 1000));
+watch();`;
+
+interface Floor { readonly label: string; readonly child: ChildProcess }
+
+/** The floors, started with the same flags; in Kubernetes mode the TLS one watches the bench's EdgeDevices. */
+async function startFloors(flags: string[], kubeconfig: string | undefined): Promise<Floor[]> {
+  const node = (script: string, env: NodeJS.ProcessEnv = {}): ChildProcess => spawn(process.execPath, [...flags, '-e', script], { env: { PATH: process.env.PATH, ...env }, stdio: 'ignore' });
+  const floors: Floor[] = [{ label: 'bare node', child: node('setInterval(() => {}, 1000)') }, { label: 'node + HTTP server', child: node(HTTP_FLOOR) }];
+  if (kubeconfig !== undefined) {
+    const { endpointFromKubeconfig } = await import('../shared/kube/client.ts');
+    const endpoint = endpointFromKubeconfig(kubeconfig);
+    const url = new URL(endpoint.server);
+    const b64 = (v: string | Buffer | undefined): string | undefined => (v === undefined ? undefined : Buffer.from(v).toString('base64'));
+    const FLOOR_ENDPOINT = JSON.stringify({ host: url.hostname, port: url.port, path: '/apis/shifu.edgenesis.io/v1alpha1/namespaces/devices/edgedevices', ca: b64(endpoint.ca), cert: b64(endpoint.cert), key: b64(endpoint.key) });
+    floors.push({ label: 'node + HTTP server + TLS watch', child: node(HTTP_FLOOR + TLS_WATCH, { FLOOR_ENDPOINT }) });
   }
+  return floors;
+}
+
+/** Mean RSS (and its parts) of each process, one sample a second, over the last `seconds` of the wait. */
+async function idleMemory(pids: readonly number[], waitSeconds: number, seconds: number): Promise<Memory[]> {
+  await delay(Math.max(0, waitSeconds - seconds) * 1000);
+  const sums = pids.map(() => ({ rss: 0, hwm: 0, anon: 0, file: 0 }));
+  for (let s = 0; s < seconds; s += 1) {
+    await delay(1000);
+    const now = await Promise.all(pids.map(memoryOf));
+    now.forEach((m, i) => { const sum = sums[i]; if (sum !== undefined) { sum.rss += m.rss; sum.anon += m.anon; sum.file += m.file; sum.hwm = m.hwm; } });
+  }
+  return sums.map((m) => ({ rss: m.rss / seconds, anon: m.anon / seconds, file: m.file / seconds, hwm: m.hwm }));
 }
 
 const fmt = (n: number, digits = 3): string => n.toFixed(digits);
@@ -174,9 +209,13 @@ async function main(): Promise<void> {
     const through = new URL(`http://${String(shifu.line.address)}/read_value`);
     const ping = new Agent();
     await firstAnswer(ping, through);
-    // idle: the telemetry polls on, nothing else; the figure after the idle window
-    await delay(Number(values['idle-seconds']) * 1000);
-    const idle = await memoryOf(pid);
+    // idle: the telemetry polls on, nothing else; the floors beside it over the same window
+    const floors = await startFloors(flags, env.KUBECONFIG);
+    children.push(...floors.map((f) => f.child));
+    const idleSeconds = Number(values['idle-seconds']);
+    const [idle, ...floorMemory] = await idleMemory([pid, ...floors.map((f) => f.child.pid ?? 0)], idleSeconds, Math.min(20, idleSeconds));
+    for (const f of floors) f.child.kill('SIGTERM');
+    if (idle === undefined) throw new Error('no idle figure');
     console.log(`deviceShifu benchmark (${values.kube ? 'Kubernetes mode, private control plane' : 'standalone mode'}): node ${process.version} ${flags.join(' ')} ${join(values.bundle, 'deviceshifu.js')}`);
     console.log(`thermometer mock on loopback, GET /read_value, up to ${REQUESTS} requests or ${SECONDS} s per row`);
     console.log('connections | target      | req/s    | p50 ms | p99 ms | requests');
@@ -189,9 +228,12 @@ async function main(): Promise<void> {
       console.log(`${String(c).padStart(11)} | ratio       | throughput ${fmt(via.rps / base.rps, 2)}x, p50 ${fmt(via.p50 / base.p50, 2)}x (+${fmt(via.p50 - base.p50)} ms), p99 ${fmt(via.p99 / base.p99, 2)}x`);
     }
     const loaded = await memoryOf(pid);
-    console.log(`deviceShifu RSS idle ${mib(idle, 'rss')} (anonymous ${mib(idle, 'anon')}, file-backed ${mib(idle, 'file')}); peak ${mib(loaded, 'hwm')} (VmHWM); after load ${mib(loaded, 'rss')}`);
-    const bare = await bareNode(flags);
-    console.log(`bare node, same flags: RSS ${mib(bare, 'rss')} (anonymous ${mib(bare, 'anon')}, file-backed ${mib(bare, 'file')})`);
+    const window = `mean of the last ${String(Math.min(20, idleSeconds))} s of ${String(idleSeconds)} s idle`;
+    console.log(`deviceShifu RSS idle ${mib(idle, 'rss')} (${window}; anonymous ${mib(idle, 'anon')}, file-backed ${mib(idle, 'file')}); peak ${mib(loaded, 'hwm')} (VmHWM); after load ${mib(loaded, 'rss')}`);
+    floors.forEach((f, i) => {
+      const m = floorMemory[i];
+      if (m !== undefined) console.log(`floor, ${f.label}, same flags and window: RSS ${mib(m, 'rss')} (anonymous ${mib(m, 'anon')}, file-backed ${mib(m, 'file')}); deviceShifu above it: ${fmt(idle.rss - m.rss, 1)} MiB`);
+    });
     ping.destroy();
   } finally {
     for (const child of children) child.kill('SIGTERM');

@@ -4,8 +4,8 @@
 // Once every device is Reachable and a warm-up has passed, over the idle window: RSS (mean, max,
 // end; private RssAnon), CPU %, and API writes per minute (EdgeNode and EdgeDevice changes seen
 // by a watch) against samples taken. Beside it over the same window, with the same flags: a bare
-// `node -e` (the baseline) and the floor of any process that watches the API server — bare node
-// holding one TLS watch (node:https, no other code).
+// `node -e` (the baseline), bare node holding one TLS watch (node:https, no other code), and the
+// floor of shifud itself — bare node with an HTTP server listening (shifud's /healthz) and one TLS watch.
 //   npm run bench:shifud -- [--devices 50] [--seconds 60] [--warmup 15] [--bundle dist/bundle/shifud.js] [--node-flags "..."]
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
@@ -112,6 +112,10 @@ const watch = () => https.get({ host: e.host, port: e.port, path: e.path + '?wat
 watch();
 setInterval(() => {}, 1000);`;
 
+/** The same, with an HTTP server listening as shifud's health server does. */
+const HEALTH_AND_WATCH_FLOOR = `process.getBuiltinModule('node:http').createServer((q, r) => r.end('ok')).listen(0, '127.0.0.1');
+${TLS_WATCH_FLOOR}`;
+
 function floorEndpoint(kubeconfig: string, path: string): string {
   const endpoint = endpointFromKubeconfig(kubeconfig);
   const url = new URL(endpoint.server);
@@ -136,8 +140,9 @@ async function main(): Promise<void> {
     const devicesPath = `/apis/${GROUP}/${VERSION}/namespaces/devices/${EDGE_DEVICE.plural}`;
     const baseline = start([...flags, '-e', 'setInterval(() => {}, 1000)'], {});
     const floor = start([...flags, '-e', TLS_WATCH_FLOOR], { FLOOR_ENDPOINT: floorEndpoint(cluster.kubeconfigPath, devicesPath) });
+    const healthFloor = start([...flags, '-e', HEALTH_AND_WATCH_FLOOR], { FLOOR_ENDPOINT: floorEndpoint(cluster.kubeconfigPath, devicesPath) });
     const shifud = start([...flags, values.bundle], { KUBECONFIG: cluster.kubeconfigPath, NODE_NAME, EDGESHIFU_DEVICE_NAMESPACE: 'devices', EDGESHIFU_LOG_LEVEL: 'warn', EDGESHIFU_HEALTH_PORT: '0' });
-    children.push(baseline, floor, shifud);
+    children.push(baseline, floor, healthFloor, shifud);
     await waitFor('every device Reachable from the node', async () => {
       const list = await client.request<{ items: Array<{ status?: { links?: Array<{ node: string }>; conditions?: Array<{ type: string; status: string }> } }> }>('GET', devicesPath);
       const seen = list.items.filter((d) => d.status?.links?.some((l) => l.node === NODE_NAME) === true && d.status.conditions?.some((c) => c.type === 'Reachable' && c.status === 'True') === true);
@@ -149,17 +154,18 @@ async function main(): Promise<void> {
     const deviceWrites = countUpdates(client, devicesPath);
     await Promise.all([nodeWrites.informer.start(), deviceWrites.informer.start()]);
     const listed = nodeWrites.updates() + deviceWrites.updates();
-    const [shifudFigures, baseFigures, floorFigures] = await measure([shifud.pid ?? 0, baseline.pid ?? 0, floor.pid ?? 0], SECONDS);
+    const [shifudFigures, baseFigures, floorFigures, healthFloorFigures] = await measure([shifud.pid ?? 0, baseline.pid ?? 0, floor.pid ?? 0, healthFloor.pid ?? 0], SECONDS);
     const writes = nodeWrites.updates() + deviceWrites.updates() - listed;
     await Promise.all([nodeWrites.informer.stop(), deviceWrites.informer.stop()]);
-    if (shifudFigures === undefined || baseFigures === undefined || floorFigures === undefined) throw new Error('no figures');
+    if (shifudFigures === undefined || baseFigures === undefined || floorFigures === undefined || healthFloorFigures === undefined) throw new Error('no figures');
 
     console.log(`shifud benchmark: ${values.bundle} with "${flags.join(' ')}", Node ${process.version}, ${DEVICES} TCP EdgeDevices (probed every 30 s), samples every ${SAMPLE_SECONDS} s, ${SECONDS} s idle window after ${values.warmup} s warm-up`);
-    console.log('process                    | RSS mean MB | RSS max MB | RSS end MB | private (RssAnon) MB | CPU %');
-    for (const [label, f] of [['shifud (bundle)', shifudFigures], ['bare node -e (baseline)', baseFigures], ['node + 1 TLS watch (floor)', floorFigures]] as const) {
-      console.log(`${label.padEnd(26)} | ${f1(f.rssMean).padStart(11)} | ${f1(f.rssMax).padStart(10)} | ${f1(f.rssEnd).padStart(10)} | ${f1(f.anonEnd).padStart(20)} | ${f.cpuPercent.toFixed(2)}`);
+    console.log('process                          | RSS mean MB | RSS max MB | RSS end MB | private (RssAnon) MB | CPU %');
+    const rows = [['shifud (bundle)', shifudFigures], ['bare node -e (baseline)', baseFigures], ['node + 1 TLS watch', floorFigures], ['node + HTTP server + TLS watch', healthFloorFigures]] as const;
+    for (const [label, f] of rows) {
+      console.log(`${label.padEnd(32)} | ${f1(f.rssMean).padStart(11)} | ${f1(f.rssMax).padStart(10)} | ${f1(f.rssEnd).padStart(10)} | ${f1(f.anonEnd).padStart(20)} | ${f.cpuPercent.toFixed(2)}`);
     }
-    console.log(`RSS ÷ baseline: ${(shifudFigures.rssMean / baseFigures.rssMean).toFixed(2)} (mean); above bare node: ${f1(shifudFigures.rssMean - baseFigures.rssMean)} MB; above the TLS-watch floor: ${f1(shifudFigures.rssMean - floorFigures.rssMean)} MB`);
+    console.log(`RSS ÷ baseline: ${(shifudFigures.rssMean / baseFigures.rssMean).toFixed(2)} (mean); above bare node: ${f1(shifudFigures.rssMean - baseFigures.rssMean)} MB; above the TLS-watch floor: ${f1(shifudFigures.rssMean - floorFigures.rssMean)} MB; above the HTTP server + TLS watch floor: ${f1(shifudFigures.rssMean - healthFloorFigures.rssMean)} MB`);
     const minutes = SECONDS / 60;
     console.log(`API writes that changed an object: ${writes} in ${SECONDS} s = ${(writes / minutes).toFixed(1)}/min, against ${(SECONDS / SAMPLE_SECONDS).toFixed(0)} samples = ${(60 / SAMPLE_SECONDS).toFixed(1)}/min (ratio ${(writes / (SECONDS / SAMPLE_SECONDS)).toFixed(2)} writes per sample)`);
   } finally {
