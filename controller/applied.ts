@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { stableJson } from './status.ts';
 
-/** 48 bits of SHA-256 as a number: a string per object cost ~1.5 KB per device in records. */
+/** 48 bits of SHA-256 as a number: small to keep, and collisions are out of reach. */
 export function hashOf(value: unknown): number {
   return createHash('sha256').update(stableJson(value)).digest().readUIntBE(0, 6);
 }
@@ -33,33 +33,40 @@ interface Applied {
   readonly marker?: number | string;
 }
 
-/** Records per owner (a device, a deployment): `forget(owner)` drops them all when it goes. */
+/**
+ * Records per owner (a device's bundle, a component), one object of each kind per owner: the kind
+ * names the record. A string per object cost ~1.5 KB per device at 10,000 devices; a Map per
+ * owner keyed by object hashes 60 % more than these plain records.
+ */
 export class AppliedObjects {
-  private readonly records = new Map<string, Map<string, Applied>>();
+  private readonly records = new Map<string, Partial<Record<string, Applied>>>();
 
   /** Whether `object` must be written: new, changed since last applied, or moved in the cache. */
   needs(owner: string, object: KubernetesObject, observed: KubernetesObject | undefined): boolean {
-    const before = this.records.get(owner)?.get(idOf(object));
-    return before === undefined || before.hash !== hashOf(object) || before.marker !== markerOf(object.kind ?? '', observed);
+    const kind = object.kind ?? '';
+    const before = this.records.get(owner)?.[kind];
+    return before === undefined || before.hash !== hashOf(object) || before.marker !== markerOf(kind, observed);
   }
 
   /** Records what was applied and what the API server answered with. */
   record(owner: string, object: KubernetesObject, result: KubernetesObject | undefined): void {
-    const records = this.records.get(owner) ?? new Map<string, Applied>();
-    records.set(idOf(object), { hash: hashOf(object), marker: markerOf(object.kind ?? '', result) });
+    const kind = object.kind ?? '';
+    const records = this.records.get(owner) ?? {};
+    records[kind] = { hash: hashOf(object), marker: markerOf(kind, result) };
     this.records.set(owner, records);
   }
 
-  /** Whether anything was applied for this owner by this process. */
-  has(owner: string, object: KubernetesObject): boolean {
-    return this.records.get(owner)?.has(idOf(object)) === true;
+  /** Whether this process applied an object of this kind for this owner. */
+  has(owner: string, kind: string): boolean {
+    return this.records.get(owner)?.[kind] !== undefined;
   }
 
   forget(owner: string): void {
     this.records.delete(owner);
   }
-}
 
-function idOf(object: KubernetesObject): string {
-  return `${object.kind ?? ''}/${object.metadata?.namespace ?? ''}/${object.metadata?.name ?? ''}`;
+  /** Drops every owner under a prefix (a deployment's components): rare, so a scan. */
+  forgetUnder(prefix: string): void {
+    for (const owner of this.records.keys()) if (owner.startsWith(prefix)) this.records.delete(owner);
+  }
 }

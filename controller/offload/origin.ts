@@ -77,7 +77,7 @@ export class OriginSide {
   /** Hosts left out of a deployment's next auctions (refused or lost it), until when. */
   private readonly excluded = new Map<string, Map<string, number>>();
   private readonly sentLeases = new Map<string, string>();
-  /** Local and remote-facing objects: written again only when changed here or moved there. */
+  /** Local and remote-facing objects per component: written again only when changed here or moved there. */
   private readonly applied = new AppliedObjects();
   /** Deployments (at a generation) whose Service names were found free or theirs. */
   private readonly namesChecked = new Set<string>();
@@ -251,8 +251,8 @@ export class OriginSide {
           continue;
         }
         const objects = localObjects(dfd, { component: c.name, workload, cluster: this.deps.cluster, env: dependencyEnv(dependencies) });
-        await this.applyOwned(keyOf(dfd), objects.deployment);
-        await this.applyOwned(keyOf(dfd), objects.service);
+        await this.applyOwned(`${keyOf(dfd)}/${c.name}`, objects.deployment);
+        await this.applyOwned(`${keyOf(dfd)}/${c.name}`, objects.service);
         const running = available(this.deps.workloads.get(`${namespace}/${localDeploymentName(dfd, c.name)}`));
         const port = workload.ports[0]?.port;
         seen.set(c.name, { phase: running ? 'LAUNCHED' : 'SCHEDULED', ...(port === undefined ? {} : { endpoint: `${c.name}.${namespace}.svc:${port}` }), message: running ? 'running here' : 'starting here' });
@@ -271,8 +271,8 @@ export class OriginSide {
     const s = request.status ?? {};
     if (s.endpoint !== undefined) {
       const objects = remoteObjects(dfd, { component, workload, endpoint: s.endpoint });
-      await this.applyOwned(keyOf(dfd), objects.service);
-      if (objects.slice !== undefined) await this.applyOwned(keyOf(dfd), objects.slice);
+      await this.applyOwned(`${keyOf(dfd)}/${component}`, objects.service);
+      if (objects.slice !== undefined) await this.applyOwned(`${keyOf(dfd)}/${component}`, objects.slice);
     }
     return { phase: s.phase ?? 'ASSIGNED', ...(s.endpoint === undefined ? {} : { endpoint: s.endpoint }), ...(s.message === undefined || s.message === '' ? {} : { message: s.message }) };
   }
@@ -426,7 +426,7 @@ export class OriginSide {
   }
 
   private forget(key: string): void {
-    this.applied.forget(key);
+    this.applied.forgetUnder(`${key}/`);
     for (const k of [...this.namesChecked]) if (k.startsWith(`${key}/`)) this.namesChecked.delete(k);
     this.delAcks.delete(key);
     this.excluded.delete(key);

@@ -1,14 +1,14 @@
 // The EdgeDevice reconciler (seed 004, "On edgeDevice events"): read the device afresh from the
 // cache, plan its bundle and status, apply what differs, write status once, and clean up through
 // a finalizer, since the bundle lives in another namespace and cannot carry an ownerReference.
-import { createHash } from 'node:crypto';
 import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
 import type { Logger } from '../../shared/log.ts';
 import { bundleNames, deviceOf, FINALIZER, type DeviceRef } from '../bundle/names.ts';
 import type { BundleKind, KubeWriter } from '../kube-writer.ts';
 import type { ReconcileResult } from '../runner.ts';
 import { candidateNode, type CandidateNode } from '../scheduling/candidates.ts';
-import { nextStatus, stableJson, statusChanged } from '../status.ts';
+import { AppliedObjects } from '../applied.ts';
+import { nextStatus, statusChanged } from '../status.ts';
 import type { EdgeDevice, World } from '../world.ts';
 import { afterApply, planDevice, type DevicePlan, type PlanSettings } from './plan.ts';
 
@@ -31,21 +31,10 @@ function parseKey(key: string): DeviceRef {
   return { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
 }
 
-/** 48 bits of SHA-256 as a number: a string per object cost ~1.5 KB per device in records. */
-function hashOf(value: unknown): number {
-  return createHash('sha256').update(stableJson(value)).digest().readUIntBE(0, 6);
-}
-
-/** What was last applied of one bundle object: its hash, and its change marker (see markerOf). */
-interface Applied {
-  readonly hash: number;
-  readonly marker?: number | string;
-}
-
 export class EdgeDeviceReconciler {
   private readonly options: EdgeDeviceReconcilerOptions;
   /** What this process last applied, per device and object kind: unchanged objects are not written again. */
-  private readonly applied = new Map<string, Partial<Record<string, Applied>>>();
+  private readonly applied = new AppliedObjects();
 
   constructor(options: EdgeDeviceReconcilerOptions) {
     this.options = options;
@@ -133,7 +122,7 @@ export class EdgeDeviceReconciler {
       if (kind === 'Service' && owner !== undefined && deviceKey(owner) !== deviceKey(ref)) continue;
       await this.options.writer.remove(kind, namespace, name);
     }
-    this.applied.delete(deviceKey(ref));
+    this.applied.forget(deviceKey(ref));
   }
 
   /** The cached copy of an object this controller applies, when it watches that kind. */
@@ -149,19 +138,15 @@ export class EdgeDeviceReconciler {
     if (bundle.length === 0) return undefined;
     let deployment: V1Deployment | undefined;
     const key = deviceKey(ref);
-    const records = this.applied.get(key) ?? {};
-    this.applied.set(key, records);
-    // one object of each kind per bundle: the kind names the record
+    // one object of each kind per bundle
     for (const object of bundle) {
-      const kind = object.kind ?? '';
-      const hash = hashOf(object);
-      const before = records[kind];
-      if (before?.hash === hash && before.marker === markerOf(kind, this.observed(object))) continue;
+      if (!this.applied.needs(key, object, this.observed(object))) continue;
+      const first = !this.applied.has(key, object.kind ?? '');
       const result = await this.options.writer.apply(object);
-      if (kind === 'Deployment') deployment = result;
-      records[kind] = { hash, marker: markerOf(kind, result) };
-      const id = `${kind}/${object.metadata?.namespace ?? ''}/${object.metadata?.name ?? ''}`;
-      log.info({ object: id }, before === undefined ? 'applied' : 'reapplied (changed, or edited by hand)');
+      if (object.kind === 'Deployment') deployment = result;
+      this.applied.record(key, object, result);
+      const id = `${object.kind ?? ''}/${object.metadata?.namespace ?? ''}/${object.metadata?.name ?? ''}`;
+      log.info({ object: id }, first ? 'applied' : 'reapplied (changed, or edited by hand)');
     }
     return deployment;
   }
@@ -187,16 +172,4 @@ function safeNames(ref: DeviceRef): ReturnType<typeof bundleNames> | undefined {
   } catch {
     return undefined;
   }
-}
-
-/**
- * What tells that someone else changed or deleted an object since this controller applied it:
- * a Deployment's generation (bumped by every spec edit), a Service's ports, selector and type.
- */
-function markerOf(kind: string, object: KubernetesObject | undefined): number | string | undefined {
-  if (kind !== 'Deployment' && kind !== 'Service') return undefined;
-  if (object === undefined) return 'missing';
-  if (kind === 'Deployment') return object.metadata?.generation ?? 0;
-  const spec = (object as { spec?: { ports?: unknown; selector?: unknown; type?: unknown } }).spec;
-  return hashOf([spec?.ports, spec?.selector, spec?.type]);
 }

@@ -13,7 +13,7 @@ test('a new object is applied; then only when it changed here or moved in the ca
   const wanted = service(5432);
   t.true(applied.needs('apps/shop', wanted, undefined), 'never applied');
   applied.record('apps/shop', wanted, service(5432));
-  t.true(applied.has('apps/shop', wanted));
+  t.true(applied.has('apps/shop', 'Service'));
   t.false(applied.needs('apps/shop', wanted, service(5432)), 'unchanged, and the cache agrees');
   t.true(applied.needs('apps/shop', service(5433), service(5432)), 'what this controller wants changed');
   t.true(applied.needs('apps/shop', wanted, service(80)), 'edited by hand');
@@ -30,11 +30,14 @@ test('EndpointSlices are judged by endpoints and ports, Deployments by generatio
   t.true(applied.needs('apps/shop', deployment(1), deployment(4)), 'spec edited since');
 });
 
-test('records belong to an owner and go with it', (t) => {
+test('records belong to an owner and go with it, alone or with everything under a prefix', (t) => {
   const applied = new AppliedObjects();
   applied.record('apps/shop', service(5432), service(5432));
   t.true(applied.needs('apps/other', service(5432), service(5432)), 'another owner applied nothing yet');
   applied.forget('apps/shop');
-  t.false(applied.has('apps/shop', service(5432)));
+  t.false(applied.has('apps/shop', 'Service'));
   t.true(applied.needs('apps/shop', service(5432), service(5432)));
+  for (const owner of ['apps/shop/api', 'apps/shop/db', 'apps/shop-2/db']) applied.record(owner, service(5432), service(5432));
+  applied.forgetUnder('apps/shop/');
+  t.deepEqual(['apps/shop/api', 'apps/shop/db', 'apps/shop-2/db'].map((o) => applied.has(o, 'Service')), [false, false, true]);
 });
