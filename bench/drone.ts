@@ -199,7 +199,7 @@ function plan(): Plan[] {
   const rows: Plan[] = [
     [3, 'one broker', 'open', 1], [3, 'one broker', 'sealed', 1], [3, 'line', 'open', PROCESSES],
     ...SIZES.flatMap((n): Plan[] => [
-      [n, 'line', 'open', PROCESSES], [n, 'random', 'open', PROCESSES], [n, 'random', 'sealed', PROCESSES],
+      [n, 'line', 'open', PROCESSES], [n, 'line', 'sealed', PROCESSES], [n, 'random', 'open', PROCESSES], [n, 'random', 'sealed', PROCESSES],
       ...(BASELINE_SIZES.includes(n) && PROCESSES > 1 ? [[n, 'random', 'open', 1], [n, 'random', 'sealed', 1]] as Plan[] : []),
     ]),
   ];
