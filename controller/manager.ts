@@ -3,7 +3,6 @@
 // reads the world afresh (level-based), so a missed or doubled event costs nothing.
 import type { KubernetesObject, V1Node } from '@kubernetes/client-node';
 import type { KubeClient } from '../shared/kube/client.ts';
-import type { Registry as PromClientRegistry } from 'prom-client';
 import { CollectedGauge, type Registry } from '../shared/prometheus.ts';
 import type { Logger } from '../shared/log.ts';
 import { bundleNames, deviceOf } from './bundle/names.ts';
@@ -115,9 +114,7 @@ export class Controller {
     const droneCluster = config.droneCluster;
     if (droneCluster === undefined || this.offloader !== undefined) return;
     const { Offloader } = await import('./offload/manager.ts');
-    // the Offloader names prom-client's Registry, but only hands it to Runner, which takes ours
-    const registry = this.deps.registry as unknown as PromClientRegistry;
-    this.offloader = new Offloader({ client, settings: { ...config, droneCluster }, logger, registry, nodes: this.world.nodes, pods: this.world.pods });
+    this.offloader = new Offloader({ client, settings: { ...config, droneCluster }, logger, registry: this.deps.registry, nodes: this.world.nodes, pods: this.world.pods });
   }
 
   /** Stops once, however often it is called. */

@@ -2,7 +2,6 @@
 // queue, a result asks for "again after", an error is retried with backoff unless it is a bad
 // input that only its author can fix, panics are caught, and every pass is counted and timed.
 import { randomUUID } from 'node:crypto';
-import type { Registry as PromClientRegistry } from 'prom-client';
 import { Counter, Gauge, Histogram, Registry } from '../shared/prometheus.ts';
 import { EdgeshifuError } from '../shared/errors.ts';
 import type { Logger } from '../shared/log.ts';
@@ -20,12 +19,8 @@ export interface RunnerOptions {
   readonly reconcile: Reconcile;
   readonly workers: number;
   readonly logger: Logger;
-  /**
-   * The controller's registry (shared/prometheus.ts). prom-client's type is accepted only because
-   * controller/offload/manager.ts still names it for the registry it forwards here; what arrives is
-   * always the controller's own, and anything else is refused.
-   */
-  readonly registry: Registry | PromClientRegistry;
+  /** The controller's registry (shared/prometheus.ts). */
+  readonly registry: Registry;
   readonly queue?: WorkQueue;
 }
 
@@ -38,8 +33,7 @@ interface RunnerMetrics {
 // every runner of a process shares one set of series, told apart by the controller label
 const shared = new WeakMap<Registry, RunnerMetrics>();
 
-function metricsFor(registry: Registry | PromClientRegistry): RunnerMetrics {
-  if (!(registry instanceof Registry)) throw new TypeError('Runner: the registry must be a shared/prometheus.ts Registry');
+function metricsFor(registry: Registry): RunnerMetrics {
   const existing = shared.get(registry);
   if (existing !== undefined) return existing;
   const registers = [registry];

@@ -2,11 +2,11 @@
 // resources daemon (free capacity from the Node and Pod caches), and two reconcilers on their
 // own queues: DroneFederatedDeployments (offloading side) and HostRequests (hosting side).
 import type { KubernetesListObject, KubernetesObject, V1Deployment, V1EndpointSlice, V1Node, V1Pod, V1Service } from '@kubernetes/client-node';
-import type { Registry } from 'prom-client';
 import type { KubeClient } from '../../shared/kube/client.ts';
 import { Informer } from '../../shared/kube/informer.ts';
 import { Backoff, sleep } from '../../shared/backoff.ts';
 import type { Logger } from '../../shared/log.ts';
+import type { Registry } from '../../shared/prometheus.ts';
 import { Runner } from '../runner.ts';
 import type { DroneEvent } from '../drone/agent-core.ts';
 import type { OffloadMessage } from '../drone/agent.ts';
