@@ -70,8 +70,8 @@ export class DroneFederation {
     const config: DroneConfig = {
       cluster: s.droneCluster, mode: s.droneMode, scalePercent: s.droneScalePercent, weights: this.weights,
       agreementMs: s.droneAgreementMs, weakAgreementMs: s.droneWeakAgreementMs, gossipMs: s.droneGossipMs,
-      advertIntervalMs: s.droneAdvertIntervalMs, advertTtlMs: s.droneAdvertTtlMs, replyTimeoutMs: s.droneReplyTimeoutMs,
-      retryMs: s.droneRetryMs, batchMs: s.droneBatchMs, admit: admissionPolicy(s.droneCluster, imagePrefixes(s.droneAllowedImages)),
+      advertIntervalMs: s.droneAdvertIntervalMs, advertTtlMs: s.droneAdvertTtlMs, advertGapMs: s.droneAdvertGapMs, replyTimeoutMs: s.droneReplyTimeoutMs,
+      retryMs: s.droneRetryMs, batchMs: s.droneBatchMs, fanout: s.droneFanout, admit: admissionPolicy(s.droneCluster, imagePrefixes(s.droneAllowedImages)),
     };
     this.agent = new DroneAgent({ config, free: deps.free, bus: { publish: (topic, body) => this.requireBus().publish(topic, body), subscribe: (filters, handler) => this.requireBus().subscribe(filters, handler) }, logger: deps.logger, signal: this.stopping.signal });
     const path = `/apis/${GROUP}/${VERSION}/federations`;

@@ -30,6 +30,8 @@ export const OffloadSettings = Type.Object({
   droneReplyTimeoutMs: T.droneReplyTimeoutMs,
   droneRetryMs: T.droneRetryMs,
   droneBatchMs: T.droneBatchMs,
+  droneAdvertGapMs: T.droneAdvertGapMs,
+  droneFanout: T.droneFanout,
 });
 export type OffloadSettings = Static<typeof OffloadSettings>;
 
