@@ -37,13 +37,8 @@ function row(name: string, ms: readonly number[]): string {
 
 /** A two-component app, always offloaded; in one namespace for all, each app's components need Service names of their own. */
 function benchApp(name: string, i: number): Record<string, unknown> {
-  const body = twoComponentApp(name, { cpu: '100m', memory: '64Mi' }) as { spec: { offload?: boolean; components: Array<{ name: string; bootDependencies?: string[] }> } };
+  const body = twoComponentApp(name, { cpu: '100m', memory: '64Mi' }, `-${String(i)}`) as { spec: Record<string, unknown> };
   body.spec.offload = true; // always to the neighbour: this measures offloading, not local first
-  const own = (c: string): string => `${c}-${String(i)}`;
-  for (const c of body.spec.components) {
-    c.name = own(c.name);
-    if (c.bootDependencies !== undefined) c.bootDependencies = c.bootDependencies.map(own);
-  }
   return body;
 }
 

@@ -44,7 +44,7 @@ test.serial('only the leader runs the agent; after it dies the new leader keeps 
   await waitFor('the follower to lead', async () => ((await holder(a.kube.kubeconfigPath)) === follower ? true : undefined), { timeoutMs: 60_000, intervalMs: 250 });
   await waitFor('the new leader\'s agent', async () => ((await log(follower)).includes('DRONE agent started') ? true : undefined), { timeoutMs: 60_000 });
 
-  await createApp(a.kube, twoComponentApp('second', { cpu: '300m', memory: '256Mi' }));
+  await createApp(a.kube, twoComponentApp('second', { cpu: '300m', memory: '256Mi' }, '-2'));
   await waitFor('second to run', async () => ((await readApp(a.kube, 'second'))?.status?.phase === 'RUNNING' ? true : undefined), { timeoutMs: 180_000 });
   // a host's report may pass through CONNECTED while its pods' status settles under load: wait, bounded
   const first = await waitFor('first to run after the fail-over', async () => { const d = await readApp(a.kube, 'first'); return d?.status?.phase === 'RUNNING' ? d : undefined; }, { timeoutMs: 180_000 });

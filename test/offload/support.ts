@@ -139,7 +139,8 @@ export async function startMember(t: ExecutionContext, m: Member, extra: readonl
 }
 
 /** A two-component app (api depends on db) asking for more than a small cluster has. */
-export function twoComponentApp(name: string, size: { cpu: string; memory: string } = { cpu: '500m', memory: '512Mi' }): Record<string, unknown> {
+/** Two components, api after db; apps in one namespace need a `suffix` each (component names are Service names). */
+export function twoComponentApp(name: string, size: { cpu: string; memory: string } = { cpu: '500m', memory: '512Mi' }, suffix = ''): Record<string, unknown> {
   const component = (c: string, port: number, deps: string[]): Record<string, unknown> => ({
     name: c,
     ports: [{ name: 'http', port, targetPort: port }],
@@ -149,7 +150,7 @@ export function twoComponentApp(name: string, size: { cpu: string; memory: strin
   return {
     apiVersion: `${GROUP}/${VERSION}`, kind: 'DroneFederatedDeployment',
     metadata: { name, namespace: APPS },
-    spec: { components: [component('api', 8080, ['db']), component('db', 5432, [])] },
+    spec: { components: [component(`api${suffix}`, 8080, [`db${suffix}`]), component(`db${suffix}`, 5432, [])] },
   };
 }
 
