@@ -2,38 +2,13 @@
 // imports statically (dynamic imports load only on demand), and the packages and Node modules in
 // them. Each one ruled out here cost megabytes of RSS against a 50 MB budget (deviceshifu/README.md).
 import test from 'ava';
-import { build, type Metafile } from 'esbuild';
-
-async function metafile(): Promise<Metafile> {
-  const result = await build({
-    entryPoints: { deviceshifu: new URL('../../deviceshifu/main.ts', import.meta.url).pathname },
-    bundle: true, splitting: true, platform: 'node', format: 'esm', target: 'node24',
-    outdir: '/nonexistent/deviceshifu-footprint', write: false, metafile: true, logLevel: 'silent',
-  });
-  return result.metafile;
-}
-
-/** Output files reached from the entry through static imports only. */
-function loadedAtStart(meta: Metafile): Array<Metafile['outputs'][string]> {
-  const entry = Object.keys(meta.outputs).find((path) => path.endsWith('/deviceshifu.js'));
-  const seen = new Set<string>();
-  const queue = entry === undefined ? [] : [entry];
-  while (queue.length > 0) {
-    const path = queue.pop() ?? '';
-    if (seen.has(path)) continue;
-    seen.add(path);
-    for (const imported of meta.outputs[path]?.imports ?? []) {
-      if (imported.kind === 'import-statement' && imported.external !== true) queue.push(imported.path);
-    }
-  }
-  return [...seen].map((path) => meta.outputs[path]).filter((o) => o !== undefined);
-}
+import { bundleMetafile, loadedAtStart, packagesIn } from '../support/footprint.ts';
 
 test('at start, deviceShifu loads neither client-node, express, prom-client nor mqtt, and no ESM import of node:http(s)', async (t) => {
-  const meta = await metafile();
-  const outputs = loadedAtStart(meta);
+  const meta = await bundleMetafile('deviceshifu', new URL('../../deviceshifu/main.ts', import.meta.url).pathname);
+  const outputs = loadedAtStart(meta, 'deviceshifu');
   t.true(outputs.length > 1);
-  const packages = new Set(outputs.flatMap((o) => Object.keys(o.inputs)).map((input) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1]).filter((p) => p !== undefined));
+  const packages = packagesIn(outputs);
   t.true(packages.has('yaml') && packages.has('pino'), `the packages it does need are seen: ${[...packages].join(', ')}`);
   for (const heavy of ['@kubernetes/client-node', 'express', 'prom-client', 'mqtt', 'undici']) t.false(packages.has(heavy), `${heavy} is loaded at start`);
   // an ESM import of node:http builds its namespace, whose lazy WebSocket getter loads undici
