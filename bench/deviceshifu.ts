@@ -21,6 +21,7 @@ import { createInterface } from 'node:readline';
 import { setTimeout as delay } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
+import { floorEndpoint, HTTP_FLOOR, TLS_WATCH_FLOOR } from './floors.ts';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
@@ -146,31 +147,15 @@ async function kubeEnvironment(manifest: string, cleanups: Cleanup[]): Promise<N
   return { KUBECONFIG: cluster.kubeconfigPath, EDGEDEVICE_NAME: 'edgedevice-thermometer', EDGEDEVICE_NAMESPACE: 'devices' };
 }
 
-/** What any deviceShifu stands on, as scripts for `node -e`: no code but node's own. */
-const HTTP_FLOOR = `process.getBuiltinModule('node:http').createServer((q, r) => r.end('ok')).listen(0, '127.0.0.1');
-setInterval(() => {}, 1000);`;
-const TLS_WATCH = `
-const https = process.getBuiltinModule('node:https');
-const e = JSON.parse(process.env.FLOOR_ENDPOINT);
-const b = (v) => v === undefined ? undefined : Buffer.from(v, 'base64');
-const agent = new https.Agent({ keepAlive: true, ca: b(e.ca), cert: b(e.cert), key: b(e.key) });
-const watch = () => https.get({ host: e.host, port: e.port, path: e.path + '?watch=true&timeoutSeconds=25', agent }, (res) => { res.resume(); res.on('end', watch); })
-  .on('error', () => setTimeout(watch, 1000));
-watch();`;
-
 interface Floor { readonly label: string; readonly child: ChildProcess }
 
 /** The floors, started with the same flags; in Kubernetes mode the TLS one watches the bench's EdgeDevices. */
-async function startFloors(flags: string[], kubeconfig: string | undefined): Promise<Floor[]> {
+function startFloors(flags: string[], kubeconfig: string | undefined): Floor[] {
   const node = (script: string, env: NodeJS.ProcessEnv = {}): ChildProcess => spawn(process.execPath, [...flags, '-e', script], { env: { PATH: process.env.PATH, ...env }, stdio: 'ignore' });
   const floors: Floor[] = [{ label: 'bare node', child: node('setInterval(() => {}, 1000)') }, { label: 'node + HTTP server', child: node(HTTP_FLOOR) }];
   if (kubeconfig !== undefined) {
-    const { endpointFromKubeconfig } = await import('../shared/kube/client.ts');
-    const endpoint = endpointFromKubeconfig(kubeconfig);
-    const url = new URL(endpoint.server);
-    const b64 = (v: string | Buffer | undefined): string | undefined => (v === undefined ? undefined : Buffer.from(v).toString('base64'));
-    const FLOOR_ENDPOINT = JSON.stringify({ host: url.hostname, port: url.port, path: '/apis/shifu.edgenesis.io/v1alpha1/namespaces/devices/edgedevices', ca: b64(endpoint.ca), cert: b64(endpoint.cert), key: b64(endpoint.key) });
-    floors.push({ label: 'node + HTTP server + TLS watch', child: node(HTTP_FLOOR + TLS_WATCH, { FLOOR_ENDPOINT }) });
+    const FLOOR_ENDPOINT = floorEndpoint(kubeconfig, '/apis/shifu.edgenesis.io/v1alpha1/namespaces/devices/edgedevices');
+    floors.push({ label: 'node + HTTP server + TLS watch', child: node(HTTP_FLOOR + TLS_WATCH_FLOOR, { FLOOR_ENDPOINT }) });
   }
   return floors;
 }
@@ -210,7 +195,7 @@ async function main(): Promise<void> {
     const ping = new Agent();
     await firstAnswer(ping, through);
     // idle: the telemetry polls on, nothing else; the floors beside it over the same window
-    const floors = await startFloors(flags, env.KUBECONFIG);
+    const floors = startFloors(flags, env.KUBECONFIG);
     children.push(...floors.map((f) => f.child));
     const idleSeconds = Number(values['idle-seconds']);
     const [idle, ...floorMemory] = await idleMemory([pid, ...floors.map((f) => f.child.pid ?? 0)], idleSeconds, Math.min(20, idleSeconds));

@@ -13,7 +13,8 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { parseAllDocuments } from 'yaml';
 import { API_VERSION, EDGE_DEVICE, EDGE_NODE, GROUP, VERSION } from '../shared/crds/resources.ts';
-import { KubeClient, endpointFromKubeconfig } from '../shared/kube/client.ts';
+import { KubeClient } from '../shared/kube/client.ts';
+import { floorEndpoint, HTTP_FLOOR, TLS_WATCH_FLOOR } from './floors.ts';
 import { Informer } from '../shared/kube/informer.ts';
 import type { KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
 import { startCluster } from '../test/support/controlplane/cluster.ts';
@@ -101,27 +102,6 @@ function countUpdates<T extends KubernetesObject>(client: KubeClient, path: stri
 
 const f1 = (n: number): string => n.toFixed(1);
 
-/** Bare node holding one TLS watch on the API server, reconnecting when it ends: no code but node:https. */
-const TLS_WATCH_FLOOR = `
-const https = process.getBuiltinModule('node:https');
-const e = JSON.parse(process.env.FLOOR_ENDPOINT);
-const b = (v) => v === undefined ? undefined : Buffer.from(v, 'base64');
-const agent = new https.Agent({ keepAlive: true, ca: b(e.ca), cert: b(e.cert), key: b(e.key) });
-const watch = () => https.get({ host: e.host, port: e.port, path: e.path + '?watch=true&timeoutSeconds=25', agent }, (res) => { res.resume(); res.on('end', watch); })
-  .on('error', () => setTimeout(watch, 1000));
-watch();
-setInterval(() => {}, 1000);`;
-
-/** The same, with an HTTP server listening as shifud's health server does. */
-const HEALTH_AND_WATCH_FLOOR = `process.getBuiltinModule('node:http').createServer((q, r) => r.end('ok')).listen(0, '127.0.0.1');
-${TLS_WATCH_FLOOR}`;
-
-function floorEndpoint(kubeconfig: string, path: string): string {
-  const endpoint = endpointFromKubeconfig(kubeconfig);
-  const url = new URL(endpoint.server);
-  const b64 = (v: string | Buffer | undefined): string | undefined => (v === undefined ? undefined : Buffer.from(v).toString('base64'));
-  return JSON.stringify({ host: url.hostname, port: url.port, path, ca: b64(endpoint.ca), cert: b64(endpoint.cert), key: b64(endpoint.key) });
-}
 
 async function main(): Promise<void> {
   const flags = await daemonSetFlags();
@@ -140,7 +120,7 @@ async function main(): Promise<void> {
     const devicesPath = `/apis/${GROUP}/${VERSION}/namespaces/devices/${EDGE_DEVICE.plural}`;
     const baseline = start([...flags, '-e', 'setInterval(() => {}, 1000)'], {});
     const floor = start([...flags, '-e', TLS_WATCH_FLOOR], { FLOOR_ENDPOINT: floorEndpoint(cluster.kubeconfigPath, devicesPath) });
-    const healthFloor = start([...flags, '-e', HEALTH_AND_WATCH_FLOOR], { FLOOR_ENDPOINT: floorEndpoint(cluster.kubeconfigPath, devicesPath) });
+    const healthFloor = start([...flags, '-e', HTTP_FLOOR + TLS_WATCH_FLOOR], { FLOOR_ENDPOINT: floorEndpoint(cluster.kubeconfigPath, devicesPath) });
     const shifud = start([...flags, values.bundle], { KUBECONFIG: cluster.kubeconfigPath, NODE_NAME, EDGESHIFU_DEVICE_NAMESPACE: 'devices', EDGESHIFU_LOG_LEVEL: 'warn', EDGESHIFU_HEALTH_PORT: '0' });
     children.push(baseline, floor, healthFloor, shifud);
     await waitFor('every device Reachable from the node', async () => {
