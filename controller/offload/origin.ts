@@ -415,13 +415,17 @@ export class OriginSide {
     return undefined;
   }
 
+  /** The cached copy of an object the origin applies. */
+  private cached(object: KubernetesObject): KubernetesObject | undefined {
+    const key = `${object.metadata?.namespace ?? ''}/${object.metadata?.name ?? ''}`;
+    if (object.kind === 'Deployment') return this.deps.workloads.get(key);
+    if (object.kind === 'Service') return this.deps.services.get(key);
+    return object.kind === 'EndpointSlice' ? this.deps.slices.get(key) : undefined;
+  }
+
   /** Server-side apply of what changed since this process last applied it, or moved in the cache. */
   private async applyOwned(owner: string, object: KubernetesObject): Promise<void> {
-    const key = `${object.metadata?.namespace ?? ''}/${object.metadata?.name ?? ''}`;
-    const observed: Partial<Record<string, () => KubernetesObject | undefined>> = {
-      Deployment: () => this.deps.workloads.get(key), Service: () => this.deps.services.get(key), EndpointSlice: () => this.deps.slices.get(key),
-    };
-    if (!this.applied.needs(owner, object, observed[object.kind ?? '']?.())) return;
+    if (!this.applied.needs(owner, object, this.cached(object))) return;
     this.applied.record(owner, object, await this.deps.api.apply(object));
   }
 
