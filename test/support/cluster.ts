@@ -31,7 +31,11 @@ export class Kube {
     await this.core.createNode({ body: kwokNode(name, spec) });
     return waitFor(`node ${name} to be Ready`, async () => {
       const node = await this.core.readNode({ name });
-      return node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true ? node : undefined;
+      // Ready in status is not enough: the node lifecycle controller removes its not-ready
+      // taint a moment later, and a pod scheduled before that is refused for the taint.
+      const ready = node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
+      const lifecycleTainted = node.spec?.taints?.some((taint) => taint.key.startsWith('node.kubernetes.io/')) === true;
+      return ready && !lifecycleTainted ? node : undefined;
     }, { timeoutMs: 60_000 });
   }
 
