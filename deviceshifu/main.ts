@@ -3,6 +3,7 @@
 //   Standalone mode: --config-dir <dir> --edgedevice-file <yaml>, no Kubernetes.
 // Other settings: see settings.ts (flags --kebab-case or EDGESHIFU_* variables).
 import { loadConfig, printableConfig } from '../shared/config.ts';
+import { isEdgeshifuError } from '../shared/errors.ts';
 import { createLogger } from '../shared/log.ts';
 import { runInCluster, runStandalone, type RunningDeviceShifu } from './run.ts';
 import { Settings } from './settings.ts';
@@ -23,5 +24,6 @@ try {
   process.once('SIGTERM', stop);
 } catch (err) {
   logger.error({ err: (err as Error).message }, 'deviceShifu failed to start');
-  process.exitCode = 1;
+  // 2 for configuration to fix, as the controller and shifud; 1 for anything else
+  process.exitCode = isEdgeshifuError(err, 'invalid') ? 2 : 1;
 }

@@ -3,6 +3,7 @@
 // Prints one JSON line with the address once it listens; stops on SIGINT/SIGTERM.
 import { Type } from '@sinclair/typebox';
 import { loadConfig } from '../../shared/config.ts';
+import { isEdgeshifuError } from '../../shared/errors.ts';
 import { createLogger } from '../../shared/log.ts';
 import { startMockDevice } from './start.ts';
 
@@ -23,5 +24,6 @@ try {
   process.once('SIGTERM', stop);
 } catch (err) {
   logger.error({ err: (err as Error).message }, 'mock device failed to start');
-  process.exitCode = 1;
+  // 2 for configuration to fix, as the controller and shifud; 1 for anything else
+  process.exitCode = isEdgeshifuError(err, 'invalid') ? 2 : 1;
 }

@@ -55,7 +55,7 @@ test.serial('every component starts from its bundle the way the image starts it,
   ];
   for (const [component, args, message] of cases) {
     const result = await start(image, component, args);
-    t.not(result.code, 0, `${component} exits non-zero`);
+    t.is(result.code, 2, `${component} exits 2, the code of every component for configuration to fix`);
     t.regex(result.output, message, component);
     t.notRegex(result.output, /Cannot find (module|package)/, `${component} needs nothing outside its bundle`);
   }
