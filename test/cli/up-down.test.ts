@@ -9,7 +9,7 @@ import { killGroup } from '../support/controlplane/process.ts';
 import { waitFor } from '../support/wait.ts';
 import { readStackState } from '../../cli/local-stack.ts';
 import type { StatusReport } from '../../cli/format/status.ts';
-import { processTree, stillRunning, type ProcessId } from './processes.ts';
+import { processTree, stillRunning, type ProcessId } from '../support/process-tree.ts';
 import { EMPTY_HOME, edgeshifu, shown } from './run.ts';
 
 test('up brings the local stack up detached, the commands find it, and down leaves nothing behind', async (t) => {

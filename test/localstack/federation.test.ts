@@ -9,7 +9,8 @@ import { Kube } from '../support/cluster.ts';
 import { GROUP, VERSION } from '../../shared/crds/resources.ts';
 import type { HostRequest } from '../../controller/offload/objects.ts';
 import type { OffloadRequest } from '../../controller/offload/origin.ts';
-import { spawnStack, stillRunning } from './processes.ts';
+import { stillRunning } from '../support/process-tree.ts';
+import { spawnStack } from './processes.ts';
 
 async function password(kube: Kube): Promise<string> {
   const secret = await kube.core.readNamespacedSecret({ namespace: 'edgeshifu-system', name: 'edgeshifu-drone' });

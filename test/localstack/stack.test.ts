@@ -3,7 +3,8 @@
 // edgeMap listing them, then Ctrl-C (SIGINT) and no process of it left behind.
 import test from 'ava';
 import { waitFor } from '../support/wait.ts';
-import { spawnStack, stillRunning } from './processes.ts';
+import { stillRunning } from '../support/process-tree.ts';
+import { spawnStack } from './processes.ts';
 
 const CALLS = [
   { device: 'edgedevice-thermometer', instruction: 'read_value', valid: (body: string): boolean => /^\d+$/.test(body) && Number(body) >= 10 && Number(body) <= 30 },

@@ -1,8 +1,9 @@
 // Which processes a process tree holds, read from /proc, with identities that survive pid reuse
-// (pid plus start time): to check that `edgeshifu down` leaves nothing behind. The same reading
-// as test/localstack/stack.test.ts.
+// (pid plus start time): for the tests that check a stop leaves nothing behind (`npm start` and
+// Ctrl-C, `edgeshifu up` and `down`).
 import { readdir, readFile } from 'node:fs/promises';
 
+/** A process identity that survives pid reuse: pid plus its start time (field 22 of /proc/<pid>/stat). */
 export interface ProcessId { readonly pid: number; readonly start: string; readonly command: string }
 
 async function stat(pid: number): Promise<{ ppid: number; state: string; start: string } | undefined> {
@@ -17,7 +18,7 @@ async function command(pid: number): Promise<string> {
   return (await readFile(`/proc/${String(pid)}/cmdline`, 'utf8').catch(() => '')).replaceAll('\0', ' ').trim();
 }
 
-/** `root` and every live descendant of it. */
+/** `root` and every live descendant of it (by parent links). */
 export async function processTree(root: number): Promise<ProcessId[]> {
   const children = new Map<number, number[]>();
   const starts = new Map<number, string>();
@@ -39,6 +40,12 @@ export async function processTree(root: number): Promise<ProcessId[]> {
   return found;
 }
 
+/** Every live descendant of `root`, without it. */
+export async function descendants(root: number): Promise<ProcessId[]> {
+  return (await processTree(root)).filter((p) => p.pid !== root);
+}
+
+/** Which of `processes` still run (the same process, not a reused pid; zombies count as gone). */
 export async function stillRunning(processes: readonly ProcessId[]): Promise<ProcessId[]> {
   const alive: ProcessId[] = [];
   for (const p of processes) {
