@@ -1,7 +1,7 @@
 // fedSlices (DRONE v2 "Slices advertisement", step 4): the slices peers advertised, each kept
 // until its ttl runs out, so a cluster that vanished stops being counted on and offered work.
 import type { SliceAdvertMessage } from './messages/slice-advert.ts';
-import { isZero, type Resources } from './model.ts';
+import { isEmpty, type Resources } from './model.ts';
 
 export interface FedSlice {
   readonly cluster: string;
@@ -32,14 +32,14 @@ export class FedSlices {
     return slice !== undefined && slice.expiresAt > now ? slice : undefined;
   }
 
-  /** Peers whose advert is live and offers something, sorted. */
+  /** Peers whose advert is live and offers something (cpu or memory, and a pod when it counts them), sorted. */
   providers(now: number): string[] {
-    return [...this.slices.values()].filter((s) => s.expiresAt > now && !isZero(s.offered)).map((s) => s.cluster).sort();
+    return [...this.slices.values()].filter((s) => s.expiresAt > now && !isEmpty(s.offered)).map((s) => s.cluster).sort();
   }
 
-  /** Live slices that offer something, by cluster id. */
+  /** Live slices that offer something (as `providers`), by cluster id. */
   live(now: number): FedSlice[] {
-    return [...this.slices.values()].filter((s) => s.expiresAt > now && !isZero(s.offered)).sort((a, b) => (a.cluster < b.cluster ? -1 : a.cluster > b.cluster ? 1 : 0));
+    return [...this.slices.values()].filter((s) => s.expiresAt > now && !isEmpty(s.offered)).sort((a, b) => (a.cluster < b.cluster ? -1 : a.cluster > b.cluster ? 1 : 0));
   }
 
   /** Forgets expired adverts, returning who vanished. */

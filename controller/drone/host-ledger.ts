@@ -1,8 +1,9 @@
 // The host side of an OffloadRequest (DRONE v2 steps 9-14): accept (ACK, the slice is reserved
 // for the origin: a HostRequest ACCEPTED) or refuse (NACK with a reason). Answers are remembered
 // per request id, so a retransmitted request gets the same answer and is never acted on twice.
+// The reservation covers the component's pods with its cpu and memory; releasing it frees them all.
 import type { Held } from './auction/budget.ts';
-import type { Resources } from './model.ts';
+import { describeResources, type Resources } from './model.ts';
 
 export interface HostedEntry extends Held {
   readonly requestId: string;
@@ -22,6 +23,14 @@ export interface HostAsk {
   readonly app: string;
   readonly component: string;
   readonly resources: Resources;
+}
+
+/**
+ * What a foreign component reserves here: its resources, and at least one pod. A component
+ * without `pods` comes from an origin older than pod slicing; it still runs a pod on this cluster.
+ */
+export function reservedFor(resources: Resources): Resources {
+  return resources.pods === undefined ? { ...resources, pods: 1 } : resources;
 }
 
 function key(origin: string, app: string, component: string): string {
@@ -51,10 +60,13 @@ export class HostLedger {
     let result: { verdict: 'ACK' | 'NACK'; reason?: string };
     if (this.has(ask.origin, ask.app, ask.component)) result = { verdict: 'ACK' };
     else if (refusal !== undefined) result = { verdict: 'NACK', reason: refusal };
-    else if (admissible(ask.resources)) {
-      result = { verdict: 'ACK' };
-      this.hosted.set(key(ask.origin, ask.app, ask.component), { origin: ask.origin, app: ask.app, component: ask.component, resources: ask.resources, requestId: ask.requestId, acceptedAt: now });
-    } else result = { verdict: 'NACK', reason: `component ${ask.component} (cpu ${ask.resources.cpu}m, memory ${ask.resources.memory}Mi) does not fit in what this cluster offers now` };
+    else {
+      const need = reservedFor(ask.resources);
+      if (admissible(need)) {
+        result = { verdict: 'ACK' };
+        this.hosted.set(key(ask.origin, ask.app, ask.component), { origin: ask.origin, app: ask.app, component: ask.component, resources: need, requestId: ask.requestId, acceptedAt: now });
+      } else result = { verdict: 'NACK', reason: `component ${ask.component} (${describeResources(need)}) does not fit in what this cluster offers now` };
+    }
     this.answers.set(answerKey, result);
     return { ...result, fresh: true };
   }

@@ -14,6 +14,8 @@ import type { LeaseMessage } from '../drone/messages/index.ts';
 import type { ReconcileResult } from '../runner.ts';
 import { LABEL_MANAGED_BY, MANAGED_BY } from '../bundle/names.ts';
 import { HOSTED_FOR_LABEL } from '../drone/slicing/kube-input.ts';
+import { reservedFor } from '../drone/host-ledger.ts';
+import type { Resources } from '../drone/model.ts';
 import type { OffloadApi } from './kube.ts';
 import { hostObjects, type HostRequest } from './objects.ts';
 import { hostVerdict, leaseEnd, publicAddress } from './host-plan.ts';
@@ -35,6 +37,20 @@ export interface HostSideDeps {
 type HostEvent = Extract<DroneEvent, { type: 'host' | 'release' }>;
 const APPLIED = 'drone.edgeshifu.io/applied';
 
+const RESERVED = { cpu: 'drone.edgeshifu.io/cpu', memory: 'drone.edgeshifu.io/memory', pods: 'drone.edgeshifu.io/pods' } as const;
+
+/** What the slice reserves for a HostRequest, kept on it so a restarted host holds the same (pods included). */
+function reservationAnnotations(resources: Resources): Record<string, string> {
+  return { [RESERVED.cpu]: String(resources.cpu), [RESERVED.memory]: String(resources.memory), [RESERVED.pods]: String(resources.pods ?? 1) };
+}
+
+/** The reservation back from a HostRequest; one written before pods were counted holds one pod. */
+function reservedOf(request: HostRequest): Resources {
+  const annotations = request.metadata.annotations ?? {};
+  const pods = Number(annotations[RESERVED.pods] ?? 1);
+  return { cpu: Number(annotations[RESERVED.cpu] ?? 0), memory: Number(annotations[RESERVED.memory] ?? 0), pods: Number.isInteger(pods) && pods >= 0 ? pods : 1 };
+}
+
 function keyOf(r: { metadata?: { namespace?: string; name?: string } }): string {
   return `${r.metadata?.namespace ?? ''}/${r.metadata?.name ?? ''}`;
 }
@@ -54,7 +70,7 @@ export class HostSide {
   restore(): void {
     const entries = this.deps.requests.list().map((r) => ({
       origin: r.spec.origin, app: r.spec.app, component: r.spec.component, requestId: r.spec.requestId,
-      resources: { cpu: Number(r.metadata.annotations?.['drone.edgeshifu.io/cpu'] ?? 0), memory: Number(r.metadata.annotations?.['drone.edgeshifu.io/memory'] ?? 0) },
+      resources: reservedOf(r),
       acceptedAt: new Date(r.metadata.creationTimestamp ?? Date.now()).getTime(),
     }));
     if (entries.length > 0) this.deps.agent.restoreHosted(entries);
@@ -76,7 +92,7 @@ export class HostSide {
       apiVersion: API_VERSION, kind: 'HostRequest',
       metadata: {
         name: names.name, namespace: names.namespace, labels: { [LABEL_MANAGED_BY]: MANAGED_BY, [HOSTED_FOR_LABEL]: origin },
-        annotations: { 'drone.edgeshifu.io/cpu': String(component.resources.cpu), 'drone.edgeshifu.io/memory': String(component.resources.memory) },
+        annotations: reservationAnnotations(entry?.resources ?? reservedFor(component.resources)),
       },
       spec: {
         origin, app, component: component.name, requestId: entry?.requestId ?? `${app}.${component.name}`,

@@ -1,5 +1,5 @@
 // What a DroneFederatedDeployment asks the federation for, as plain data (pure): the DRONE job of
-// its components (resources summed from the pod template's requests), the workload a host
+// its components (resources summed from the pod template's requests, one pod per replica), the workload a host
 // receives (template, ports, overrides), its revision, and the names things get on each side.
 import { createHash } from 'node:crypto';
 import { Validator } from '../../shared/validation.ts';
@@ -37,7 +37,7 @@ function containersOf(template: DeploymentTemplate, where: string): Container[] 
   return containers as Container[];
 }
 
-/** cpu (millicores) and memory (MiB) the component reserves: requests × replicas. */
+/** cpu (millicores) and memory (MiB) the component reserves: requests × replicas; and one pod per replica. */
 export function resourcesOf(component: FederatedComponent, where: string): Component['resources'] {
   let cpu = 0;
   let memory = 0;
@@ -52,7 +52,7 @@ export function resourcesOf(component: FederatedComponent, where: string): Compo
     }
   }
   const replicas = component.template.spec.replicas ?? 1;
-  return { cpu: cpu * replicas, memory: Math.ceil(memory * replicas) };
+  return { cpu: cpu * replicas, memory: Math.ceil(memory * replicas), pods: replicas };
 }
 
 export function workloadOf(spec: DroneFederatedDeploymentSpec, component: FederatedComponent): Workload {

@@ -59,3 +59,39 @@ for (const b of bad) {
     t.regex(err.message, b.message);
   });
 }
+
+// Pods (issue 8): shared by the same policy, in whole pods.
+function podsOf(shares: Map<string, { pods?: number }>): Record<string, number | undefined> {
+  return Object.fromEntries([...shares].map(([k, v]) => [k, v.pods]));
+}
+
+test("the seed's example with pods: 9 pods between Q1 (w2, 5 pods) and Q2 (w4, 10 pods) gives 3 and 6, and cpu and memory as before", (t) => {
+  const shares = proportion({ cpu: 9, memory: 27 * GI, pods: 9 }, [
+    { cluster: 'q1', weight: 2, request: { cpu: 5, memory: 10 * GI, pods: 5 } },
+    { cluster: 'q2', weight: 4, request: { cpu: 10, memory: 20 * GI, pods: 10 } },
+  ]);
+  t.deepEqual(rounded(shares), { q1: { cpu: 3, memory: 9 * GI }, q2: { cpu: 6, memory: 18 * GI } });
+  t.deepEqual(podsOf(shares), { q1: 3, q2: 6 });
+});
+
+const podCases = [
+  // 12 pods as REFERENCE §4's 12 CPU: 2, 3.33, 6.67 made whole: 2, 3, 7 (the larger remainder gets the pod left)
+  { name: '12 pods among A (w1, 2), B (w1, 8) and C (w2, 10) give 2, 3 and 7', total: 12, requests: [['a', 1, 2], ['b', 1, 8], ['c', 2, 10]], expected: { a: 2, b: 3, c: 7 } },
+  { name: '3 pods between two equal requesters give 2 and 1 (equal remainders: by id)', total: 3, requests: [['a', 1, 5], ['b', 1, 5]], expected: { a: 2, b: 1 } },
+  { name: '4 pods between weights 2 and 1 give 3 and 1', total: 4, requests: [['a', 2, 4], ['b', 1, 4]], expected: { a: 3, b: 1 } },
+  { name: 'no pod to share gives nobody one', total: 0, requests: [['a', 1, 5]], expected: { a: 0 } },
+  { name: 'a requester asking no pods gets none; the others share all', total: 5, requests: [['a', 1, 0], ['b', 1, 5]], expected: { a: 0, b: 5 } },
+] as const;
+
+for (const c of podCases) {
+  test(c.name, (t) => {
+    const shares = proportion({ cpu: 1000, memory: 1000, pods: c.total }, c.requests.map(([cluster, weight, pods]) => ({ cluster, weight, request: { cpu: 1, memory: 1, pods } })));
+    t.deepEqual(podsOf(shares), c.expected);
+    t.true([...shares.values()].every((s) => Number.isInteger(s.pods)), 'whole pods');
+  });
+}
+
+test('a total without pods (an older agent) leaves the shares without pods: not limited by them', (t) => {
+  const shares = proportion({ cpu: 10, memory: 10 }, [{ cluster: 'a', weight: 1, request: { cpu: 4, memory: 2, pods: 3 } }]);
+  t.deepEqual(shares.get('a'), { cpu: 4, memory: 2 });
+});

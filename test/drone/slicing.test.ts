@@ -3,6 +3,7 @@ import { clusterFree, offeredCapacity } from '../../controller/drone/slicing/cap
 import { nodeInput, podInput, quantityOf, HOSTED_FOR_LABEL } from '../../controller/drone/slicing/kube-input.ts';
 import { reclaim, type HostedComponent } from '../../controller/drone/slicing/reclaim.ts';
 import { isEdgeshifuError } from '../../shared/errors.ts';
+import type { V1Node, V1Pod } from '@kubernetes/client-node';
 
 const quantities = [
   { q: '250m', cpu: 250 }, { q: '2', cpu: 2000 }, { q: '1.5', cpu: 1500 }, { q: 3, cpu: 3000 },
@@ -70,4 +71,66 @@ test('weights decide who is above its share when reclaiming', (t) => {
 
 test('nothing is reclaimed while what is hosted fits', (t) => {
   t.deepEqual(reclaim([hosted('a', 'a1', 1000, 1)], { cpu: 1000, memory: 0 }, new Map()), []);
+});
+
+// Pods (issue 8: the benchmark stalled at a node's 110 pods while cpu and memory were offered).
+function apiNode(name: string, allocatable: Record<string, string>, ready = true): V1Node {
+  return {
+    apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { 'kubernetes.io/hostname': name } },
+    spec: {},
+    status: { capacity: allocatable, allocatable, conditions: [{ type: 'MemoryPressure', status: 'False' }, { type: 'Ready', status: ready ? 'True' : 'False' }] },
+  };
+}
+
+function apiPod(name: string, node: string | undefined, phase: string, extra: { cpu?: string; hostedFor?: string } = {}): V1Pod {
+  return {
+    apiVersion: 'v1', kind: 'Pod',
+    metadata: { name, namespace: 'default', labels: { app: name, ...(extra.hostedFor === undefined ? {} : { [HOSTED_FOR_LABEL]: extra.hostedFor }) } },
+    spec: { ...(node === undefined ? {} : { nodeName: node }), containers: [{ name: 'c', image: 'example.com/c:1', ...(extra.cpu === undefined ? {} : { resources: { requests: { cpu: extra.cpu } } }) }] },
+    status: { phase },
+  };
+}
+
+test('free pods are each ready node\'s allocatable pods minus the unfinished pods bound to it', (t) => {
+  const nodes = [apiNode('n1', { cpu: '4', memory: '8Gi', pods: '3' }), apiNode('n2', { cpu: '2', memory: '4Gi', pods: '110' }), apiNode('down', { cpu: '8', memory: '8Gi', pods: '110' }, false)];
+  const pods = [
+    apiPod('a', 'n1', 'Running'), apiPod('b', 'n1', 'Pending'), apiPod('c', 'n1', 'Unknown', { cpu: '500m' }),
+    apiPod('done', 'n1', 'Succeeded'), apiPod('crashed', 'n1', 'Failed'),
+    apiPod('hosted', 'n2', 'Running', { hostedFor: 'edge-2' }),
+    apiPod('elsewhere', 'down', 'Running'), apiPod('unbound', undefined, 'Pending'),
+    apiPod('d', 'n2', 'Running'),
+  ];
+  const free = clusterFree(nodes.map(nodeInput), pods.map(podInput));
+  t.deepEqual(free, { cpu: 5500, memory: 12288, pods: 109 }, 'n1 full (3 of 3), n2 has 109 left; finished, hosted, unbound pods and the not-ready node do not count');
+  t.deepEqual(offeredCapacity(free, 50), { cpu: 2750, memory: 6144, pods: 54 }, 'whole pods: 54.5 floored');
+});
+
+test('a node filled with pods adds none, and never takes pods from another node', (t) => {
+  const nodes = [apiNode('small', { cpu: '4', memory: '8Gi', pods: '3' }), apiNode('other', { cpu: '1', memory: '1Gi', pods: '2' })];
+  const four = ['p1', 'p2', 'p3', 'p4'].map((p) => apiPod(p, 'small', 'Running'));
+  t.deepEqual(clusterFree(nodes.map(nodeInput), four.map(podInput)).pods, 2, 'small is over-full (4 of 3): 0 there, 2 on other');
+  t.deepEqual(clusterFree(nodes.map(nodeInput), four.slice(0, 2).map(podInput)).pods, 3);
+});
+
+test('nodes that report no allocatable pods leave the cluster not limited by pods', (t) => {
+  const free = clusterFree([apiNode('n1', { cpu: '1', memory: '1Gi' }), apiNode('n2', { cpu: '1', memory: '1Gi', pods: '5' })].map(nodeInput), []);
+  t.deepEqual(free, { cpu: 2000, memory: 2048 });
+  t.deepEqual(nodeInput(apiNode('n2', { cpu: '1', memory: '1Gi', pods: '5' })).allocatable, { cpu: 1000, memory: 1024, pods: 5 });
+});
+
+test('a malformed allocatable pod count is refused naming the node', (t) => {
+  const err = t.throws(() => nodeInput(apiNode('n7', { cpu: '1', memory: '1Gi', pods: 'lots' })));
+  t.true(isEdgeshifuError(err, 'invalid'));
+  t.regex(err.message, /node n7 allocatable pods: "lots" is not a Kubernetes quantity/);
+});
+
+function hostedPods(origin: string, component: string, pods: number, acceptedAt: number): HostedComponent {
+  return { origin, app: `${origin}-app`, component, resources: { cpu: 100, memory: 64, pods }, acceptedAt };
+}
+
+test('when the node\'s own pods come back, hosted components above the pods offered are reclaimed, the origin most above its share first', (t) => {
+  const all = [hostedPods('a', 'a1', 1, 1), hostedPods('a', 'a2', 1, 2), hostedPods('a', 'a3', 1, 3), hostedPods('b', 'b1', 1, 4)];
+  t.deepEqual(reclaim(all, { cpu: 8000, memory: 8192, pods: 4 }, new Map()), [], 'everything fits');
+  t.deepEqual(reclaim(all, { cpu: 8000, memory: 8192, pods: 2 }, new Map()).map((v) => v.component), ['a3', 'a2'], 'cpu and memory are plenty; pods are not');
+  t.deepEqual(reclaim(all, { cpu: 8000, memory: 8192 }, new Map()), [], 'a slice without pods reclaims none for pods');
 });

@@ -2,7 +2,7 @@
 // apps may use everything free; another cluster's apps get at most that origin's proportion share
 // of the offered slice (weighted max-min among the origins asking now), and never more than the
 // slice or what is free. Hosted work and the votes or sealed bids outstanding count as used.
-import { ZERO, atLeastZero, subtract, sum, type Resources } from '../model.ts';
+import { ZERO, atLeastZero, fits, least as min, subtract, sum, type Resources } from '../model.ts';
 import { proportion } from '../slicing/proportion.ts';
 
 export interface Held {
@@ -43,10 +43,6 @@ export function shares(view: CapacityView): Map<string, Resources> {
   return proportion(view.offered, requests);
 }
 
-function min(a: Resources, b: Resources): Resources {
-  return { cpu: Math.min(a.cpu, b.cpu), memory: Math.min(a.memory, b.memory) };
-}
-
 /** Room left for `origin`'s components, given shares from `shares(view)`. */
 export function roomFor(view: CapacityView, origin: string, deserved: ReadonlyMap<string, Resources>): Resources {
   const all = (): boolean => true;
@@ -81,10 +77,8 @@ export function advertisedSlice(view: CapacityView): Resources {
 
 /** Whether a component may be accepted for `origin` now: hard limits only (slice and free). */
 export function admissible(view: CapacityView, origin: string, need: Resources): boolean {
-  const hostedAll = total(view.hosted, () => true);
-  const freeOk = subtract(view.free, sum([hostedAll, need]));
-  if (freeOk.cpu < -1e-9 || freeOk.memory < -1e-9) return false;
+  // fits: cpu, memory and pods (model.ts)
+  if (!fits(need, subtract(view.free, total(view.hosted, () => true)))) return false;
   if (origin === view.self) return true;
-  const sliceOk = subtract(view.offered, sum([total(view.hosted, (h) => h.origin !== view.self), need]));
-  return sliceOk.cpu >= -1e-9 && sliceOk.memory >= -1e-9;
+  return fits(need, subtract(view.offered, total(view.hosted, (h) => h.origin !== view.self)));
 }

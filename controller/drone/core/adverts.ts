@@ -1,13 +1,9 @@
 // Slice adverts (DRONE v2 "Slices advertisement"): broadcast periodically and whenever the offer
 // changes (changes coming close together in one advert); they carry only what is offered.
 import { advertisedSlice } from '../auction/budget.ts';
-import type { Resources } from '../model.ts';
+import { sameResources as same } from '../model.ts';
 import { capacityView } from './view.ts';
 import type { CoreState, Output } from './state.ts';
-
-function same(a: Resources | undefined, b: Resources): boolean {
-  return a !== undefined && Math.abs(a.cpu - b.cpu) < 1e-6 && Math.abs(a.memory - b.memory) < 1e-6;
-}
 
 /** Slice changes wait this long after the previous advert (DroneConfig.advertGapMs). */
 export const DEFAULT_ADVERT_GAP_MS = 100;

@@ -1,5 +1,7 @@
 // Slice advert (DRONE v2 "Slices advertisement"): what a provider offers the federation now,
-// periodically and on change. It reveals only the offer, never the cluster's insides.
+// periodically and on change. It reveals only the offer, never the cluster's insides. `offered`
+// counts pods when the provider's nodes do; an advert without `pods` (an agent older than pod
+// slicing) is accepted and read as "not limited by pods".
 import { Type, type Static } from '@sinclair/typebox';
 import { Resources } from '../model.ts';
 import { message } from '../../../shared/bus/envelope.ts';

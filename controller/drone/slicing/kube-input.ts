@@ -21,11 +21,22 @@ export function nodeInput(node: V1Node): NodeInput {
   const name = node.metadata?.name ?? '';
   const allocatable = node.status?.allocatable ?? {};
   const ready = (node.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True') && node.spec?.unschedulable !== true;
-  return {
-    name,
-    ready,
-    allocatable: { cpu: quantityOf(allocatable.cpu ?? '0', 'cpu', `node ${name} allocatable cpu`), memory: quantityOf(allocatable.memory ?? '0', 'memory', `node ${name} allocatable memory`) },
-  };
+  const cpu = quantityOf(allocatable.cpu ?? '0', 'cpu', `node ${name} allocatable cpu`);
+  const memory = quantityOf(allocatable.memory ?? '0', 'memory', `node ${name} allocatable memory`);
+  const pods = allocatable.pods === undefined ? undefined : podCount(allocatable.pods, `node ${name} allocatable pods`);
+  return { name, ready, allocatable: pods === undefined ? { cpu, memory } : { cpu, memory, pods } };
+}
+
+/** A pod count ("110"); a malformed or negative one is refused naming `what`. */
+function podCount(quantity: string, what: string): number {
+  let count: number;
+  try {
+    count = parseQuantity(quantity);
+  } catch (err) {
+    throw new EdgeshifuError('invalid', `${what}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (!(count >= 0)) throw new EdgeshifuError('invalid', `${what}: must not be negative, got ${quantity}`);
+  return Math.floor(count);
 }
 
 function requests(pod: V1Pod, name: string): { cpu: number; memory: number } {

@@ -1,6 +1,7 @@
 // Reclaim (seed 001 "Preemption"; issue 7: reclaim from clusters above their share when local
 // demand returns): when what the federation is offered shrinks below what is hosted, evict from
-// the origins most above their deserved share, newest hosted component first.
+// the origins most above their deserved share, newest hosted component first. A slice that counts
+// pods reclaims pods too: when the node's own pods come back, hosted ones give way.
 import { fits, subtract, sum, type Resources } from '../model.ts';
 import { proportion } from './proportion.ts';
 
@@ -13,10 +14,14 @@ export interface HostedComponent {
   readonly acceptedAt: number;
 }
 
+/** How far above its share an origin is, in the resource where it is most above (pods too when the slice counts them). */
 function overuse(hosted: Resources, deserved: Resources, offered: Resources): number {
   const cpu = offered.cpu > 0 ? (hosted.cpu - deserved.cpu) / offered.cpu : hosted.cpu;
   const memory = offered.memory > 0 ? (hosted.memory - deserved.memory) / offered.memory : hosted.memory;
-  return Math.max(cpu, memory);
+  if (offered.pods === undefined) return Math.max(cpu, memory);
+  const used = hosted.pods ?? 0;
+  const pods = offered.pods > 0 ? (used - (deserved.pods ?? 0)) / offered.pods : used;
+  return Math.max(cpu, memory, pods);
 }
 
 /** The hosted components to give back so that what stays fits in `offered`. */
