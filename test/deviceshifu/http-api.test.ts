@@ -5,7 +5,7 @@ import { freePort } from '../support/controlplane/ports.ts';
 import { waitFor } from '../support/wait.ts';
 import { requestTarget } from '../../deviceshifu/http/request-rules.ts';
 import { startGateway, type TestGateway } from './support/gateway.ts';
-import { garbageDevice, scriptedDevice } from './support/mocks.ts';
+import { garbageDevice, idleClosingDevice, scriptedDevice } from './support/mocks.ts';
 
 const INSTRUCTIONS = [
   'instructionSettings:', '  defaultTimeoutSeconds: 5', 'instructions:',
@@ -151,6 +151,25 @@ test('a device closing mid-response is a 502 for a small reply, a cut-short stre
   const next = await gateway.get('/echo');
   t.is(next.status, 200);
   await next.arrayBuffer();
+});
+
+test('a read sent on a kept-alive connection the device has closed is sent again on a new one; a write is not', async (t) => {
+  const device = await idleClosingDevice(t);
+  const gateway = await gatewayTo(t, device.address);
+  const first = await gateway.get('/reader');
+  t.is(first.status, 200);
+  t.is(await first.text(), 'connection 1');
+  // the gateway keeps connection 1 open and sends the next read on it; the device resets it
+  const second = await gateway.get('/reader');
+  t.is(second.status, 200, 'the reset read was sent again');
+  t.is(await second.text(), 'connection 2');
+  t.deepEqual(device.requests.map((r) => r.method), ['GET', 'GET', 'GET'], 'one read on connection 1, the reset one, and the same read on connection 2');
+  // a write on a kept-alive connection the device resets is not replayed: it may have acted on it
+  const write = await gateway.get('/writer', { method: 'POST', body: 'on' });
+  t.is(write.status, 502);
+  t.regex((await write.json() as ErrorBody).error.message, /closed the connection before answering/);
+  t.deepEqual(device.requests.map((r) => r.method), ['GET', 'GET', 'GET', 'POST'], 'the write reached the device once');
+  t.is(device.connections(), 2);
 });
 
 test('device status, headers and a large body are streamed back as they are', async (t) => {

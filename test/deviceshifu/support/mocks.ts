@@ -52,6 +52,32 @@ export async function scriptedDevice(t: ExecutionContext): Promise<RecordingDevi
   return { ...running, requests };
 }
 
+/**
+ * An HTTP device that closes each kept-alive connection instead of answering its second request,
+ * as a device closing idle connections does when the close crosses the next request: the first
+ * request on a connection gets 200 and the connection's number, the second a reset.
+ */
+export async function idleClosingDevice(t: ExecutionContext): Promise<RecordingDevice & { readonly connections: () => number }> {
+  const requests: RecordingDevice['requests'] = [];
+  const served = new WeakMap<Socket, number>();
+  let connections = 0;
+  const server = createServer((req, res) => {
+    requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: '', at: performance.now() });
+    const connection = served.get(req.socket);
+    if (connection !== undefined) {
+      req.socket.destroy();
+      return;
+    }
+    connections += 1;
+    served.set(req.socket, connections);
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.end(`connection ${String(connections)}`);
+  });
+  const running = await listen(server, 'idle-closing', '127.0.0.1', 0);
+  t.teardown(() => running.close());
+  return { ...running, requests, connections: () => connections };
+}
+
 /** A TCP server that answers every request with bytes that are not HTTP. */
 export async function garbageDevice(t: ExecutionContext): Promise<RunningMock> {
   const sockets = new Set<Socket>();
