@@ -65,6 +65,8 @@ export class DroneAgent extends EventEmitter<DroneAgentEvents> {
 
   async start(): Promise<void> {
     await this.options.bus.subscribe(agentFilters(this.cluster), (message) => {
+      // Its own messages echoed by its broker (a client shared with the relay gets them): the core ignores them, so they need no turn of it.
+      if (message.sender === this.cluster && message.kind !== 'resources') return;
       if (message.kind === 'lease' || message.kind === 'host-status') {
         if (message.to === this.cluster && message.sender !== this.cluster && !this.stopped) this.emit('offload', message);
         return;

@@ -125,7 +125,7 @@ export class DroneFederation {
     this.keyring = droneKeyring(settings, new Map()) ?? new Keyring({ peers: new Map(), require: false });
     this.bus = droneBusClient({ url: this.brokerUrl, cluster: settings.droneCluster, ...login, keyring: this.keyring, ignoreOwn: true, logger, signal: this.stopping.signal }, codec);
     await this.bus.start();
-    const relay = new FederationRelay<DroneMessage>({ cluster: settings.droneCluster, local: { url: this.brokerUrl, ...login }, neighbours: [], logger, signal: this.stopping.signal }, codec);
+    const relay = new FederationRelay<DroneMessage>({ cluster: settings.droneCluster, local: { url: this.brokerUrl, ...login }, neighbours: [], publisher: this.bus, logger, signal: this.stopping.signal }, codec);
     this.relay = relay;
     await relay.start();
     for (const event of ['add', 'update', 'delete'] as const) this.federations.on(event, () => { void this.refreshNeighbours(); });

@@ -75,6 +75,9 @@ interface Route<M> { readonly filters: Filter[]; readonly handler: Handler<M>; r
 /** Bytes on a topic outside the message tree (the relays' own control traffic), not decoded. */
 export type RawHandler = (topic: string, payload: Buffer) => void;
 
+/** Sees each new message this client publishes, as it goes out (a relay forwards it without waiting for the broker's echo). */
+export type PublishListener<M> = (message: M, topic: TopicInfo, payload: Buffer) => void;
+
 /** Topics parsed recently: a federation uses few of them, over and over. */
 const TOPIC_CACHE_SIZE = 8192;
 
@@ -94,6 +97,7 @@ export class BusClient<M extends Envelope> {
   /** Counter children per kind: prom-client hashes the labels on every inc() otherwise. */
   private readonly counted = { published: new Map<string, { inc(): void }>(), received: new Map<string, { inc(): void }>() };
   private readonly raw: Array<{ filter: Filter; handler: RawHandler }> = [];
+  private readonly publishListeners: Array<PublishListener<M>> = [];
   private readonly qos: 0 | 1;
   private client?: MqttClient;
   private delay: number;
@@ -229,8 +233,25 @@ export class BusClient<M extends Envelope> {
   async publish(topic: string, body: Body<M>): Promise<M> {
     const message = { ...body, v: 1, id: `${this.options.cluster}.${randomUUID()}`, sender: this.options.cluster, timestamp: this.clock(), hops: 0 } as unknown as M;
     const keyring = this.options.keyring;
-    await this.publishPayload(topic, this.codec.encode(message, keyring?.signs === true ? (bytes) => keyring.sign(bytes) : undefined), message.kind);
+    const payload = this.codec.encode(message, keyring?.signs === true ? (bytes) => keyring.sign(bytes) : undefined);
+    const sent = this.publishPayload(topic, payload, message.kind);
+    const info = this.publishListeners.length === 0 ? undefined : this.topicInfo(topic);
+    if (info !== undefined) for (const listener of this.publishListeners) this.tell(listener, { message, info, payload }, topic);
+    await sent;
     return message;
+  }
+
+  /** `listener` sees every new message this client publishes (`publish`), right after it is handed to the broker. */
+  onPublish(listener: PublishListener<M>): void {
+    this.publishListeners.push(listener);
+  }
+
+  private tell(listener: PublishListener<M>, at: { message: M; info: TopicInfo; payload: Buffer }, topic: string): void {
+    try {
+      listener(at.message, at.info, at.payload);
+    } catch (err) {
+      this.options.logger?.error({ link: this.link, topic, err: err instanceof Error ? err.message : String(err) }, 'a publish listener failed');
+    }
   }
 
   /** Publishes a message as it is, unsigned unless it carries its signature (tests of forged messages). */

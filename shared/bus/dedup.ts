@@ -34,6 +34,11 @@ export class SeenIds {
     this.evict(now);
   }
 
+  /** Forgets `id`; true when it was held. */
+  delete(id: string): boolean {
+    return this.expiry.delete(id);
+  }
+
   get size(): number {
     return this.expiry.size;
   }

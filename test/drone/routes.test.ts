@@ -1,7 +1,9 @@
 import test, { type ExecutionContext } from 'ava';
 import { RelayRoutes } from '../../shared/bus/routes.ts';
 import { FederationRelay } from '../../shared/bus/relay.ts';
-import { broadcastTopic } from '../../shared/bus/topics.ts';
+import { Registry } from 'prom-client';
+import { broadcastTopic, directTopic } from '../../shared/bus/topics.ts';
+import { busMetrics, type BusMetrics } from '../../shared/bus/metrics.ts';
 import type { BusClient } from '../../shared/bus/client.ts';
 import { droneBusClient } from '../../controller/drone/bus.ts';
 import { droneCodec, type DroneMessage } from '../../controller/drone/messages/index.ts';
@@ -141,3 +143,45 @@ test('when a tree link goes, the cluster below it gets the broadcasts through an
   t.is(await broadcast(m, seq + 1), 3);
   t.not(m.relays.get('b')!.routeTo('a'), parent);
 });
+
+async function counter(registry: Registry, name: string, label: string): Promise<number> {
+  const values = (await registry.getSingleMetric(name)?.get())?.values ?? [];
+  return values.filter((v) => Object.values(v.labels).includes(label)).reduce((s, v) => s + v.value, 0);
+}
+
+for (const shared of [true, false]) {
+  test(`a cluster's own message leaves through its relay as it is published, and the broker's echo is not relayed again (${shared ? 'the agent\'s connection shared' : 'a connection of its own, told of the agent\'s publishes'})`, async (t) => {
+    const urls = new Map<string, string>();
+    for (const id of ['a', 'b']) {
+      const b = await startAedes(id, ['a', 'b']);
+      t.teardown(() => b.broker.stop());
+      urls.set(id, b.url);
+    }
+    const [relayMetrics, bMetrics] = [new Registry(), new Registry()];
+    const relayCounters = busMetrics(relayMetrics);
+    const clientOf = async (id: string, metrics?: BusMetrics): Promise<BusClient<DroneMessage>> => {
+      const c = droneBusClient({ url: urls.get(id)!, cluster: id, username: id, password: password(id), ...(metrics === undefined ? {} : { metrics }) }, codec);
+      t.teardown(() => c.stop());
+      await c.start();
+      return c;
+    };
+    const a = await clientOf('a', shared ? relayCounters : undefined);
+    const b = await clientOf('b', busMetrics(bMetrics));
+    const local = shared ? a : { url: urls.get('a')!, username: 'a', password: password('a') };
+    const relay = new FederationRelay<DroneMessage>({ cluster: 'a', local, neighbours: neighbours('a', ['b'], urls), metrics: relayCounters, ...(shared ? {} : { publisher: a }) }, codec);
+    t.teardown(() => relay.stop());
+    await relay.start();
+    await waitFor('the link to b', () => (relay.linksUp() === 1 ? true : undefined), { timeoutMs: 10_000 });
+    const got: string[] = [];
+    await b.subscribe(['edgeshifu/v1/+/relay/+/to/b/#'], (m) => got.push(m.id));
+
+    const sent = a.publish(directTopic('a', 'b', 'acknowledge'), { kind: 'acknowledge', to: 'b', typeAck: 'ADD_ACK', app: 'web', component: 'api' });
+    t.is(relay.forwarded, 1, 'forwarded within publish(), before any broker has seen it');
+    const message = await sent;
+    await waitFor('the message at b', () => (got.includes(message.id) ? true : undefined), { timeoutMs: 10_000 });
+    await waitFor('the echo at a\'s relay', async () => ((await counter(relayMetrics, 'edgeshifu_bus_messages_received_total', 'acknowledge')) >= 1 ? true : undefined), { timeoutMs: 10_000 });
+    t.is(relay.forwarded, 1, 'the echo is not forwarded again');
+    t.deepEqual(got, [message.id]);
+    t.is(await counter(bMetrics, 'edgeshifu_bus_messages_dropped_total', 'duplicate'), 0, 'b never got a second copy');
+  });
+}

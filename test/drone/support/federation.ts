@@ -104,7 +104,7 @@ async function connect(spec: FederationSpec, id: string, urls: Map<string, { url
   };
   const relay = shared
     ? new FederationRelay<DroneMessage>({ ...common, local: client }, codec)
-    : new FederationRelay<Envelope>({ ...common, local: { url, username: id, password: password(id), ...(extra.qos === undefined ? {} : { qos: extra.qos }) } }, relayCodec);
+    : new FederationRelay<Envelope>({ ...common, local: { url, username: id, password: password(id), ...(extra.qos === undefined ? {} : { qos: extra.qos }) }, publisher: client }, relayCodec);
   cleanup(() => relay.stop());
   await relay.start();
   return { client, relay };
