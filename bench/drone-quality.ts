@@ -1,6 +1,7 @@
 // Placement quality of the DRONE auction against the best placement, found by enumeration, on
 // instances small enough to enumerate (3 clusters, 4 jobs of 1–2 components). Pure core in a
 // simulated federation, no faults. Objective: jobs fully placed (the auction places whole jobs).
+import type { Timers } from '../controller/drone/agent-core.ts';
 import type { Job } from '../controller/drone/model.ts';
 import { SimFederation, prng, type ClusterSpec } from '../test/drone/support/network.ts';
 
@@ -56,8 +57,8 @@ function best(inst: Instance): number {
   return top;
 }
 
-function auction(inst: Instance, mode: 'open' | 'sealed', seed: number): number {
-  const fed = new SimFederation(inst.clusters, { seed, mode });
+function auction(inst: Instance, mode: 'open' | 'sealed', seed: number, timers?: Partial<Timers>): number {
+  const fed = new SimFederation(inst.clusters, { seed, mode, ...(timers === undefined ? {} : { timers }) });
   fed.start();
   fed.run(10);
   for (const j of inst.jobs) fed.submit(j);
@@ -67,7 +68,8 @@ function auction(inst: Instance, mode: 'open' | 'sealed', seed: number): number 
 
 export interface Quality { mode: 'open' | 'sealed'; instances: number; placed: number; best: number; optimal: number }
 
-export function placementQuality(count: number): Quality[] {
+/** `timers`: the agents' timers other than the defaults (the benchmark's BENCH_TIMERS). */
+export function placementQuality(count: number, timers?: Partial<Timers>): Quality[] {
   return (['open', 'sealed'] as const).map((mode) => {
     let placed = 0;
     let top = 0;
@@ -75,7 +77,7 @@ export function placementQuality(count: number): Quality[] {
     for (let s = 1; s <= count; s += 1) {
       const inst = instance(s);
       const b = best(inst);
-      const a = auction(inst, mode, s);
+      const a = auction(inst, mode, s, timers);
       placed += a;
       top += b;
       if (a >= b) optimal += 1;

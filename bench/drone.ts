@@ -226,7 +226,7 @@ async function main(): Promise<void> {
     }
   }
   if (process.env.BENCH_QUALITY !== '0') {
-    const quality = placementQuality(200);
+    const quality = placementQuality(200, TIMERS);
     for (const q of quality) console.log(`placement quality (${q.mode}, ${q.instances} instances of 3 clusters and 4 jobs): jobs placed ${q.placed} of best ${q.best} (×${(q.placed / q.best).toFixed(3)}), optimal in ${(100 * q.optimal / q.instances).toFixed(0)}% of instances`);
   }
   console.log(JSON.stringify({ baselineHopMs: hop, rows }));

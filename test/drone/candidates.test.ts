@@ -2,6 +2,7 @@
 // the others never hear of the app, and more are called when the first ones cannot place it.
 import test from 'ava';
 import { callList, roundSize } from '../../controller/drone/auction/candidates.ts';
+import { DEFAULT_TIMERS, DroneCore } from '../../controller/drone/agent-core.ts';
 import type { FedSlice } from '../../controller/drone/fed-slices.ts';
 import { SimFederation, type ClusterSpec } from './support/network.ts';
 import { component, job } from './support/jobs.ts';
@@ -140,4 +141,19 @@ test('in sealed mode a job nobody can host fails once every provider whose adver
   const asked = new Set(fed.sent.filter((s) => s.message.kind === 'advertisement' && s.message.app === 'web').map((s) => (s.message.kind === 'advertisement' ? s.message.to : '')));
   t.is(asked.size, 8, 'every provider, two, then two more, then four');
   for (const id of ['p1', 'p3', 'p8']) t.true(about(fed, id, 'web').some((m) => m.kind === 'solution' && m.outcome === 'failed'), `${id} told`);
+});
+
+test('in open mode, a bidder that hears another bidder\'s votes before its own advertisement counts them once the advertisement comes', (t) => {
+  const b = new DroneCore({ cluster: 'b', mode: 'open', scalePercent: 100, weights: new Map(), ...DEFAULT_TIMERS }, { cpu: 1_000_000, memory: 1_000_000 });
+  const envelope = (sender: string, id: string, timestamp: number): { v: 1; id: string; sender: string; timestamp: number; hops: number } => ({ v: 1, id, sender, timestamp, hops: 1 });
+  t.deepEqual(b.tick(0).messages.map((m) => m.body.kind), ['slice-advert']);
+  // c heard the advertisement first and votes 100 for api; its votes overtake b's advertisement.
+  const early = b.receive({ ...envelope('c', 'c.1', 5), kind: 'votes', to: 'b', app: 'web', baseCluster: 'a', entries: [{ component: 'api', cluster: 'c', value: 100, timestamp: 5 }], winners: { api: 'c' }, round: 1 }, 10);
+  t.deepEqual(early.messages, [], 'nothing to say about an app it has not heard of');
+  const out = b.receive({ ...envelope('a', 'a.1', 1), kind: 'advertisement', to: 'b', type: 'ADD', app: 'web', baseCluster: 'a', components: [api], sealed: false, bidders: ['b', 'c'] }, 11);
+  const votes = out.messages.map((m) => m.body).filter((m) => m.kind === 'votes');
+  t.deepEqual(votes.map((m) => m.to).sort(), ['a', 'c'], 'b reports to the origin and the other bidder');
+  // An equal vote: the older one (c's) wins, so b does not take api from c.
+  t.deepEqual(votes[0]?.winners, { api: 'c' });
+  t.false(votes[0]?.entries.some((e) => e.cluster === 'b' && e.value > 0));
 });

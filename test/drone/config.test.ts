@@ -8,7 +8,7 @@ const env = { EDGESHIFU_DRONE_CLUSTER: 'edge-1', EDGESHIFU_DRONE_BROKER_URL: 'mq
 test('the agent settings come from flags and environment with the documented defaults, password masked when printed', (t) => {
   const settings = loadConfig(DroneSettings, { env, argv: ['--drone-mode', 'sealed', '--drone-scale-percent', '30'] });
   const config = droneConfig(settings, new Map([['edge-2', 2]]));
-  t.like(config, { cluster: 'edge-1', mode: 'sealed', scalePercent: 30, agreementMs: 2, weakAgreementMs: 2000, batchMs: 1, fanout: 4, advertGapMs: 100 });
+  t.like(config, { cluster: 'edge-1', mode: 'sealed', scalePercent: 30, agreementMs: 0, weakAgreementMs: 2000, batchMs: 0, fanout: 4, advertGapMs: 100 });
   t.is(config.weights.get('edge-2'), 2);
   t.false(JSON.stringify(printableConfig(DroneSettings, settings)).includes('pw-secret-9'));
 });

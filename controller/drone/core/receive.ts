@@ -3,7 +3,7 @@ import type { AdvertisementMessage, DroneMessage, HostReplyMessage, SealedVoteMe
 import { onOffloadRequest, onResources, onWithdraw } from './host.ts';
 import { accept, refuse } from './origin.ts';
 import { bidSealed, calledHere, closeApp, rebid } from './participant.ts';
-import { appKey, newApp, type AppState, type CoreState, type Output } from './state.ts';
+import { appKey, EARLY_VOTES_MAX, newApp, type AppState, type CoreState, type Output } from './state.ts';
 
 /** A late message about a closed app: its sender missed the solution (only the sender gets it again, unless everyone was called). */
 function resendSolution(state: CoreState, app: AppState, at: { now: number; from: string }, out: Output): void {
@@ -33,8 +33,7 @@ function onAdvertisement(state: CoreState, msg: AdvertisementMessage, now: numbe
   if (known !== undefined && msg.type === 'MOD' && known.commit === undefined) known.components = [...msg.components];
   const self = state.config.cluster;
   const created = known === undefined;
-  const app = known ?? newApp(appKey(msg.sender, msg.app), { app: msg.app, origin: msg.sender, sealed: msg.sealed, components: [...msg.components], openedAt: now });
-  state.apps.set(app.key, app);
+  const app = known ?? opened(state, msg, now);
   // Forgotten only once the origin has stopped announcing it for a while (tick.ts).
   app.roundAt = now;
   const joined = joins(app, msg.bidders, self);
@@ -50,18 +49,53 @@ function onAdvertisement(state: CoreState, msg: AdvertisementMessage, now: numbe
   rebid(state, now);
 }
 
-function onVotes(state: CoreState, msg: VotesMessage, now: number, out: Output): void {
-  const app = state.apps.get(appKey(msg.baseCluster, msg.app));
-  if (app === undefined || app.sealed) return;
-  if (app.closed) {
-    if (app.origin === state.config.cluster) resendSolution(state, app, { now, from: msg.sender }, out);
+/** An app heard of for the first time; votes on it that came before its advertisement count before this cluster bids. */
+function opened(state: CoreState, msg: AdvertisementMessage, now: number): AppState {
+  const app = newApp(appKey(msg.sender, msg.app), { app: msg.app, origin: msg.sender, sealed: msg.sealed, components: [...msg.components], openedAt: now });
+  state.apps.set(app.key, app);
+  for (const votes of takeEarlyVotes(state, app.key)) if (!app.sealed) mergeVotes(state, app, votes);
+  return app;
+}
+
+/** Keeps votes on an app not heard of yet, for when its advertisement comes (a bounded number of apps, for a gossip period). */
+function keepEarlyVotes(state: CoreState, msg: VotesMessage, now: number): void {
+  const key = appKey(msg.baseCluster, msg.app);
+  const held = state.earlyVotes.get(key);
+  if (held !== undefined) {
+    held.votes.push(msg);
     return;
   }
+  if (state.earlyVotes.size >= EARLY_VOTES_MAX) return;
+  state.earlyVotes.set(key, { at: now, votes: [msg] });
+}
+
+function takeEarlyVotes(state: CoreState, key: string): VotesMessage[] {
+  const held = state.earlyVotes.get(key);
+  state.earlyVotes.delete(key);
+  return held?.votes ?? [];
+}
+
+function mergeVotes(state: CoreState, app: AppState, msg: VotesMessage): void {
   app.table.merge(msg.entries, state.config.cluster);
   const held = app.reports.get(msg.sender);
   if (held === undefined || held.at < msg.round) {
     app.reports.set(msg.sender, { winners: msg.winners, bidder: msg.entries.some((e) => e.cluster === msg.sender && e.value > 0), at: msg.round });
   }
+}
+
+function onVotes(state: CoreState, msg: VotesMessage, now: number, out: Output): void {
+  const app = state.apps.get(appKey(msg.baseCluster, msg.app));
+  if (app === undefined) {
+    // Another bidder's votes overtook this cluster's advertisement (they come by other paths): dropped, they would not be sent again.
+    if (msg.baseCluster !== state.config.cluster) keepEarlyVotes(state, msg, now);
+    return;
+  }
+  if (app.sealed) return;
+  if (app.closed) {
+    if (app.origin === state.config.cluster) resendSolution(state, app, { now, from: msg.sender }, out);
+    return;
+  }
+  mergeVotes(state, app, msg);
   // A cluster not called only keeps the table (in case it is called later): nothing of its own can change.
   if (calledHere(app, state.config.cluster)) rebid(state, now);
 }

@@ -60,6 +60,8 @@ function vanished(state: CoreState, gone: readonly string[], now: number, out: O
 function prune(state: CoreState, now: number): void {
   const linger = state.config.weakAgreementMs + state.config.replyTimeoutMs;
   for (const [key, app] of [...state.apps]) if (app.closed && now >= (app.closedAt ?? app.openedAt) + linger) state.apps.delete(key);
+  // Votes whose advertisement never came: the origin's next announcement makes their senders vote again.
+  for (const [key, early] of [...state.earlyVotes]) if (now >= early.at + state.config.gossipMs) state.earlyVotes.delete(key);
 }
 
 export function tick(state: CoreState, now: number, out: Output): void {
