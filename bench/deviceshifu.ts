@@ -11,7 +11,9 @@
 // the first seconds after start hold startup garbage that V8's memory reducer returns later.
 // Beside deviceShifu over the same window, with the same flags, the floors it stands on: bare node,
 // node with an HTTP server listening, and (--kube) node with an HTTP server and one TLS watch on
-// the API server (node:http(s) and nothing else).
+// the API server (node:http(s) and nothing else). deviceShifu runs in a memory cgroup of its own
+// where the machine allows one, and its container working set (what the kubelet reports) is
+// printed beside its RSS (bench/container-memory.ts says why they differ).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
@@ -21,6 +23,7 @@ import { createInterface } from 'node:readline';
 import { setTimeout as delay } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
+import { describeContainerMemory, memoryCgroup, type MemoryCgroup } from './container-memory.ts';
 import { floorEndpoint, HTTP_FLOOR, TLS_WATCH_FLOOR } from './floors.ts';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20_000);
@@ -47,8 +50,10 @@ async function imageNodeFlags(): Promise<string[]> {
 }
 
 /** Starts a bundled entrypoint and resolves with the first stdout JSON line that `ready` accepts. */
-async function start(script: string, args: string[], ready: (line: Record<string, unknown>) => boolean, options: { env?: NodeJS.ProcessEnv; flags?: string[] } = {}): Promise<Started> {
-  const child = spawn(process.execPath, [...(options.flags ?? []), script, ...args], { env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'inherit'] });
+async function start(script: string, args: string[], ready: (line: Record<string, unknown>) => boolean, options: { env?: NodeJS.ProcessEnv; flags?: string[]; cgroup?: MemoryCgroup } = {}): Promise<Started> {
+  const argv = [...(options.flags ?? []), script, ...args];
+  const command = options.cgroup === undefined ? { command: process.execPath, args: argv } : options.cgroup.wrap(process.execPath, argv);
+  const child = spawn(command.command, command.args, { env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'inherit'] });
   for await (const text of createInterface({ input: child.stdout })) {
     let line: Record<string, unknown>;
     try { line = JSON.parse(text) as Record<string, unknown>; } catch { continue; }
@@ -187,7 +192,9 @@ async function main(): Promise<void> {
     const files = await thermometerFiles(dir, String(mock.line.address));
     const env = values.kube ? await kubeEnvironment(files.manifest, cleanups) : {};
     const args = ['--config-dir', files.configDir, '--port', '0', ...(values.kube ? [] : ['--edgedevice-file', files.edgedevice])];
-    const shifu = await start(join(bundle, 'deviceshifu.js'), args, (l) => l.msg === 'deviceShifu listening', { env: { ...env, EDGESHIFU_LOG_LEVEL: 'info' }, flags });
+    const cgroup = await memoryCgroup(`edgeshifu-bench-deviceshifu-${String(process.pid)}`);
+    if (typeof cgroup !== 'string') cleanups.push(() => cgroup.remove());
+    const shifu = await start(join(bundle, 'deviceshifu.js'), args, (l) => l.msg === 'deviceShifu listening', { env: { ...env, EDGESHIFU_LOG_LEVEL: 'info' }, flags, ...(typeof cgroup === 'string' ? {} : { cgroup }) });
     children.push(shifu.child);
     const pid = shifu.child.pid ?? 0;
     const direct = new URL(`http://${String(mock.line.address)}/read_value`);
@@ -199,6 +206,7 @@ async function main(): Promise<void> {
     children.push(...floors.map((f) => f.child));
     const idleSeconds = Number(values['idle-seconds']);
     const [idle, ...floorMemory] = await idleMemory([pid, ...floors.map((f) => f.child.pid ?? 0)], idleSeconds, Math.min(20, idleSeconds));
+    const idleContainer = typeof cgroup === 'string' ? undefined : await cgroup.read();
     for (const f of floors) f.child.kill('SIGTERM');
     if (idle === undefined) throw new Error('no idle figure');
     console.log(`deviceShifu benchmark (${values.kube ? 'Kubernetes mode, private control plane' : 'standalone mode'}): node ${process.version} ${flags.join(' ')} ${join(values.bundle, 'deviceshifu.js')}`);
@@ -215,6 +223,8 @@ async function main(): Promise<void> {
     const loaded = await memoryOf(pid);
     const window = `mean of the last ${String(Math.min(20, idleSeconds))} s of ${String(idleSeconds)} s idle`;
     console.log(`deviceShifu RSS idle ${mib(idle, 'rss')} (${window}; anonymous ${mib(idle, 'anon')}, file-backed ${mib(idle, 'file')}); peak ${mib(loaded, 'hwm')} (VmHWM); after load ${mib(loaded, 'rss')}`);
+    const container = typeof cgroup === 'string' ? cgroup : `idle ${idleContainer === undefined ? '?' : describeContainerMemory(idleContainer)}; after load ${describeContainerMemory(await cgroup.read())}`;
+    console.log(`deviceShifu as a container (its own memory cgroup, read as the kubelet reads it): ${container}`);
     floors.forEach((f, i) => {
       const m = floorMemory[i];
       if (m !== undefined) console.log(`floor, ${f.label}, same flags and window: RSS ${mib(m, 'rss')} (anonymous ${mib(m, 'anon')}, file-backed ${mib(m, 'file')}); deviceShifu above it: ${fmt(idle.rss - m.rss, 1)} MiB`);

@@ -6,6 +6,8 @@
 // by a watch) against samples taken. Beside it over the same window, with the same flags: a bare
 // `node -e` (the baseline), bare node holding one TLS watch (node:https, no other code), and the
 // floor of shifud itself — bare node with an HTTP server listening (shifud's /healthz) and one TLS watch.
+// shifud runs in a memory cgroup of its own where the machine allows one, and its container working
+// set (what the kubelet reports) is printed beside its RSS (bench/container-memory.ts says why they differ).
 //   npm run bench:shifud -- [--devices 50] [--seconds 60] [--warmup 15] [--bundle dist/bundle/shifud.js] [--node-flags "..."]
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
@@ -14,6 +16,7 @@ import { parseArgs } from 'node:util';
 import { parseAllDocuments } from 'yaml';
 import { API_VERSION, EDGE_DEVICE, EDGE_NODE, GROUP, VERSION } from '../shared/crds/resources.ts';
 import { KubeClient } from '../shared/kube/client.ts';
+import { describeContainerMemory, memoryCgroup, type MemoryCgroup } from './container-memory.ts';
 import { floorEndpoint, HTTP_FLOOR, TLS_WATCH_FLOOR } from './floors.ts';
 import { Informer } from '../shared/kube/informer.ts';
 import type { KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
@@ -84,8 +87,9 @@ async function measure(pids: readonly number[], seconds: number): Promise<Figure
   });
 }
 
-function start(args: readonly string[], env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(NODE, args, { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+function start(args: readonly string[], env: NodeJS.ProcessEnv, cgroup?: MemoryCgroup): ChildProcess {
+  const command = cgroup === undefined ? { command: NODE, args: [...args] } : cgroup.wrap(NODE, args);
+  return spawn(command.command, command.args, { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
 /** Counts resourceVersion changes (writes that changed something) of a collection during the window. */
@@ -109,6 +113,7 @@ async function main(): Promise<void> {
   const children: ChildProcess[] = [];
   const device = await new MockDevice().up();
   const client = KubeClient.fromKubeconfig(cluster.kubeconfigPath);
+  let removeCgroup = (): Promise<void> => Promise.resolve();
   try {
     const kube = new Kube(cluster.kubeconfigPath);
     await installCrds(kube);
@@ -121,7 +126,9 @@ async function main(): Promise<void> {
     const baseline = start([...flags, '-e', 'setInterval(() => {}, 1000)'], {});
     const floor = start([...flags, '-e', TLS_WATCH_FLOOR], { FLOOR_ENDPOINT: floorEndpoint(cluster.kubeconfigPath, devicesPath) });
     const healthFloor = start([...flags, '-e', HTTP_FLOOR + TLS_WATCH_FLOOR], { FLOOR_ENDPOINT: floorEndpoint(cluster.kubeconfigPath, devicesPath) });
-    const shifud = start([...flags, values.bundle], { KUBECONFIG: cluster.kubeconfigPath, NODE_NAME, EDGESHIFU_DEVICE_NAMESPACE: 'devices', EDGESHIFU_LOG_LEVEL: 'warn', EDGESHIFU_HEALTH_PORT: '0' });
+    const cgroup = await memoryCgroup(`edgeshifu-bench-shifud-${String(process.pid)}`);
+    if (typeof cgroup !== 'string') removeCgroup = () => cgroup.remove();
+    const shifud = start([...flags, values.bundle], { KUBECONFIG: cluster.kubeconfigPath, NODE_NAME, EDGESHIFU_DEVICE_NAMESPACE: 'devices', EDGESHIFU_LOG_LEVEL: 'warn', EDGESHIFU_HEALTH_PORT: '0' }, typeof cgroup === 'string' ? undefined : cgroup);
     children.push(baseline, floor, healthFloor, shifud);
     await waitFor('every device Reachable from the node', async () => {
       const list = await client.request<{ items: Array<{ status?: { links?: Array<{ node: string }>; conditions?: Array<{ type: string; status: string }> } }> }>('GET', devicesPath);
@@ -146,10 +153,12 @@ async function main(): Promise<void> {
       console.log(`${label.padEnd(32)} | ${f1(f.rssMean).padStart(11)} | ${f1(f.rssMax).padStart(10)} | ${f1(f.rssEnd).padStart(10)} | ${f1(f.anonEnd).padStart(20)} | ${f.cpuPercent.toFixed(2)}`);
     }
     console.log(`RSS ÷ baseline: ${(shifudFigures.rssMean / baseFigures.rssMean).toFixed(2)} (mean); above bare node: ${f1(shifudFigures.rssMean - baseFigures.rssMean)} MB; above the TLS-watch floor: ${f1(shifudFigures.rssMean - floorFigures.rssMean)} MB; above the HTTP server + TLS watch floor: ${f1(shifudFigures.rssMean - healthFloorFigures.rssMean)} MB`);
+    console.log(`shifud as a container (its own memory cgroup, read as the kubelet reads it, at the end of the window): ${typeof cgroup === 'string' ? cgroup : describeContainerMemory(await cgroup.read())}`);
     const minutes = SECONDS / 60;
     console.log(`API writes that changed an object: ${writes} in ${SECONDS} s = ${(writes / minutes).toFixed(1)}/min, against ${(SECONDS / SAMPLE_SECONDS).toFixed(0)} samples = ${(60 / SAMPLE_SECONDS).toFixed(1)}/min (ratio ${(writes / (SECONDS / SAMPLE_SECONDS)).toFixed(2)} writes per sample)`);
   } finally {
     for (const child of children) child.kill('SIGTERM');
+    await removeCgroup();
     client.close();
     await device.down();
     await cluster.stop();
