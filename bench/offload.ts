@@ -3,8 +3,8 @@
 // after another, to `b`. Per request: created → PENDING (the agreement, written) → RUNNING (both
 // components LAUNCHED: Deployments available on b's KWOK nodes, Services and EndpointSlice on a).
 // Baseline in the same run: a plain Deployment created on b → available (Kubernetes alone).
-// b's KWOK node takes 1,000 pods: at a kubelet's 110 the run stalls at the 45th app, its pods
-// Pending (DRONE's slices count cpu and memory, not pods).
+// b's KWOK node takes 1,000 pods: at a kubelet's 110, b's slice (half of it offered) runs out of
+// pods at the 28th app and the later ones fail with no cluster to host them (slices count pods).
 // Usage: npm run bench:offload -- [--requests 100] [--baseline 20]
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
