@@ -9,7 +9,7 @@
 // auction against the best placement, by enumeration, on small instances (pure core, no broker).
 // Run: npm run bench:drone   Bounded: each row stops after BENCH_JOBS jobs or BENCH_SECONDS s.
 // BENCH_SIZES picks sizes, BENCH_ROWS picks rows (e.g. "15:random:sealed,100:random:sealed"),
-// BENCH_BASELINE_SIZES the sizes that also get an in-process row (default 15,100); BENCH_QOS,
+// BENCH_BASELINE_SIZES the sizes that also get in-process rows (default 15,100); BENCH_QOS,
 // BENCH_SIGNATURES=1, BENCH_TREE=0 (flooding), BENCH_FANOUT (providers called per round; 0: all,
 // the thesis's broadcast) and BENCH_TIMERS (JSON) vary the setup. BENCH_CPU_PROF=<dir>: a CPU
 // profile of each child process (node --cpu-prof), written when it ends.
@@ -29,7 +29,7 @@ import { placementQuality } from './drone-quality.ts';
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 100);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
-const SIZES = (process.env.BENCH_SIZES ?? '2,5,10,15,30,50,100').split(',').map(Number);
+const SIZES = (process.env.BENCH_SIZES ?? '2,3,5,10,15,30,50,100').split(',').map(Number);
 const ROWS = process.env.BENCH_ROWS?.split(',').filter((r) => r !== '');
 const PROCESSES = Number(process.env.BENCH_PROCESSES ?? Math.min(availableParallelism(), 4));
 const BASELINE_SIZES = (process.env.BENCH_BASELINE_SIZES ?? '15,100').split(',').filter((x) => x !== '').map(Number);
@@ -196,13 +196,14 @@ function line(row: Row, hop: number): string {
 }
 
 function plan(): Plan[] {
-  const rows: Plan[] = [
+  const all: Plan[] = [
     [3, 'one broker', 'open', 1], [3, 'one broker', 'sealed', 1], [3, 'line', 'open', PROCESSES],
     ...SIZES.flatMap((n): Plan[] => [
       [n, 'line', 'open', PROCESSES], [n, 'line', 'sealed', PROCESSES], [n, 'random', 'open', PROCESSES], [n, 'random', 'sealed', PROCESSES],
-      ...(BASELINE_SIZES.includes(n) && PROCESSES > 1 ? [[n, 'random', 'open', 1], [n, 'random', 'sealed', 1]] as Plan[] : []),
+      ...(BASELINE_SIZES.includes(n) && PROCESSES > 1 ? [[n, 'line', 'open', 1], [n, 'line', 'sealed', 1], [n, 'random', 'open', 1], [n, 'random', 'sealed', 1]] as Plan[] : []),
     ]),
   ];
+  const rows = all.filter((row, i) => all.findIndex((r) => r.join() === row.join()) === i);
   if (ROWS === undefined) return rows;
   return rows.filter(([n, topology, mode, procs]) => ROWS.some((r) => {
     const [rn, rt, rm, rp] = r.split(':');
