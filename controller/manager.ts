@@ -1,16 +1,17 @@
 // Wires the controller: informers → work queue → EdgeDevice reconciler, plus the edgeMap feed
 // from EdgeNodes and Nodes. Every change is mapped to the device keys it concerns; reconcile
 // reads the world afresh (level-based), so a missed or doubled event costs nothing.
-import type { KubernetesObject, V1Node } from '@kubernetes/client-node';
+import type { V1Node, V1Pod } from '@kubernetes/client-node';
+import type { Informer } from '../shared/kube/informer.ts';
 import type { KubeClient } from '../shared/kube/client.ts';
 import { CollectedGauge, type Registry } from '../shared/prometheus.ts';
 import type { Logger } from '../shared/log.ts';
-import { bundleNames, deviceOf } from './bundle/names.ts';
+import { bundleNames } from './bundle/names.ts';
 import { deviceShifuUrl } from './bundle/service.ts';
 import type { ControllerConfig } from './config.ts';
 import { imageFor } from './config.ts';
 import { ApiWriter, type KubeWriter } from './kube-writer.ts';
-import { deviceKey, EdgeDeviceReconciler } from './reconcile/edgedevice.ts';
+import { EdgeDeviceReconciler } from './reconcile/edgedevice.ts';
 import { Runner } from './runner.ts';
 import { candidateNode } from './scheduling/candidates.ts';
 import { parseTolerations, type Toleration } from './scheduling/taints.ts';
@@ -66,7 +67,7 @@ export class Controller {
     this.runner = new Runner({ name: 'edgedevice', reconcile: this.reconciler.reconcile, workers: config.workers, logger, registry: deps.registry });
     this.wire();
     const devices = this.world.devices;
-    new CollectedGauge({ name: 'edgeshifu_edgedevices', help: 'EdgeDevices in the cache', registers: [deps.registry], read: () => devices.list().length });
+    new CollectedGauge({ name: 'edgeshifu_edgedevices', help: 'EdgeDevices in the cache', registers: [deps.registry], read: () => devices.size });
   }
 
   /** Caches hold their first list (every replica keeps them, so a follower serves the edgeMap too). */
@@ -97,7 +98,7 @@ export class Controller {
     this.runner.start();
     this.devicesWhere(() => true);
     // bundles whose device is gone (deleted while no controller ran) are orphans to remove
-    for (const object of [...this.world.deployments.list(), ...this.world.services.list()]) this.enqueueOwner(object);
+    for (const record of [...this.world.deployments.list(), ...this.world.services.list()]) this.enqueueOwner(record);
     if (this.offloader !== undefined) {
       this.offloading = this.offloader.start();
       this.offloading.catch((err: unknown) => { this.deps.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'DRONE offloading did not start'); });
@@ -114,7 +115,9 @@ export class Controller {
     const droneCluster = config.droneCluster;
     if (droneCluster === undefined || this.offloader !== undefined) return;
     const { Offloader } = await import('./offload/manager.ts');
-    this.offloader = new Offloader({ client, settings: { ...config, droneCluster }, logger, registry: this.deps.registry, nodes: this.world.nodes, pods: this.world.pods });
+    // PodRecord has the V1Pod shape DRONE's capacity reads (records.ts): its cache serves as a V1Pod one
+    const pods = this.world.pods as unknown as Informer<V1Pod>;
+    this.offloader = new Offloader({ client, settings: { ...config, droneCluster }, logger, registry: this.deps.registry, nodes: this.world.nodes, pods });
   }
 
   /** Stops once, however often it is called. */
@@ -134,22 +137,22 @@ export class Controller {
     if (this.reconciling) this.runner.queue.add(key);
   }
 
-  private enqueueOwner(object: KubernetesObject): void {
-    const device = deviceOf(object.metadata?.labels);
-    if (device !== undefined) this.enqueue(deviceKey(device));
+  /** The device a bundle object or deviceShifu pod belongs to, by the key its record holds. */
+  private enqueueOwner(record: { readonly device: string | undefined }): void {
+    if (record.device !== undefined) this.enqueue(record.device);
   }
 
   private wire(): void {
     const { world } = this;
     for (const event of ['add', 'update', 'delete'] as const) {
-      world.devices.on(event, (d) => {
-        const key = deviceKey({ name: d.metadata.name ?? '', namespace: d.metadata.namespace ?? '' });
+      // the cache's own key string, shared by the queue, the applied-object record and the edgeMap
+      world.devices.on(event, (d, key) => {
         this.showDevice(key, event === 'delete' ? undefined : d);
         this.enqueue(key);
       });
       world.deployments.on(event, (o) => { this.enqueueOwner(o); });
       world.services.on(event, (o) => { this.enqueueOwner(o); });
-      world.pods.on(event, (p) => { if (p.metadata?.namespace === this.deps.config.deviceShifuNamespace) this.enqueueOwner(p); });
+      world.pods.on(event, (p) => { this.enqueueOwner(p); });
       world.configMaps.on(event, (cm) => { this.devicesWhere((d) => d.spec.configMapName === cm.metadata?.name); });
       world.nodes.on(event, (n) => { this.nodeChanged(n.metadata?.name ?? '', event === 'delete'); });
       world.edgeNodes.on(event, (n) => { this.edgeNodeChanged(n, event === 'delete'); });
@@ -169,9 +172,7 @@ export class Controller {
   }
 
   private devicesWhere(predicate: (device: EdgeDevice) => boolean): void {
-    for (const device of this.world.devices.list()) {
-      if (predicate(device)) this.enqueue(deviceKey({ name: device.metadata.name ?? '', namespace: device.metadata.namespace ?? '' }));
-    }
+    this.world.devices.forEach((device, key) => { if (predicate(device)) this.enqueue(key); });
   }
 
   private edgeNodeChanged(edgeNode: EdgeNode, deleted: boolean): void {
@@ -182,7 +183,7 @@ export class Controller {
   private nodeChanged(name: string, deleted: boolean): void {
     const node: V1Node | undefined = this.world.nodes.get(name);
     const edgeNode = this.world.edgeNodes.get(name);
-    const clock = { now: Date.now(), staleMs: this.deps.config.heartbeatStaleSeconds * 1000, requireEdgeNode: this.world.edgeNodes.list().length > 0, tolerations: this.tolerations };
+    const clock = { now: Date.now(), staleMs: this.deps.config.heartbeatStaleSeconds * 1000, requireEdgeNode: this.world.edgeNodes.size > 0, tolerations: this.tolerations };
     const view = deleted || node === undefined ? undefined : candidateNode(node, edgeNode, undefined, clock);
     const unavailable = view === undefined ? 'gone' : view.unavailable;
     // every Node can host deviceShifu, so every Node is on the map; shifud's EdgeNode adds detail

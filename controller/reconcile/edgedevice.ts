@@ -1,13 +1,14 @@
 // The EdgeDevice reconciler (seed 004, "On edgeDevice events"): read the device afresh from the
 // cache, plan its bundle and status, apply what differs, write status once, and clean up through
 // a finalizer, since the bundle lives in another namespace and cannot carry an ownerReference.
-import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from '../../shared/log.ts';
-import { bundleNames, deviceOf, FINALIZER, type DeviceRef } from '../bundle/names.ts';
+import { bundleNames, FINALIZER, type DeviceRef } from '../bundle/names.ts';
 import type { BundleKind, KubeWriter } from '../kube-writer.ts';
 import type { ReconcileResult } from '../runner.ts';
 import { candidateNode, type CandidateNode } from '../scheduling/candidates.ts';
 import { AppliedObjects } from '../applied.ts';
+import { deploymentRecord, type DeploymentRecord } from '../records.ts';
 import { nextStatus, statusChanged } from '../status.ts';
 import type { EdgeDevice, World } from '../world.ts';
 import { afterApply, planDevice, type DevicePlan, type PlanSettings } from './plan.ts';
@@ -23,10 +24,10 @@ export interface EdgeDeviceReconcilerOptions {
 }
 
 export function deviceKey(ref: DeviceRef): string {
-  return `${ref.namespace}/${ref.name}`;
+  return [ref.namespace, ref.name].join('/');
 }
 
-function parseKey(key: string): DeviceRef {
+export function parseKey(key: string): DeviceRef {
   const slash = key.indexOf('/');
   return { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
 }
@@ -55,7 +56,8 @@ export class EdgeDeviceReconciler {
     const live = await this.ensureFinalizer(device);
     const observed = this.observe(live);
     const plan = planDevice(observed);
-    const applied = await this.applyBundle(ref, plan.bundle, log);
+    // the queue's key is the cache's key string: the applied-object record keeps it, not a copy
+    const applied = await this.applyBundle(key, plan.bundle, log);
     await this.writeStatus(live, afterApply(plan, applied, observed.pods), log);
     return { requeueAfterMs: this.options.resyncMs };
   };
@@ -63,13 +65,14 @@ export class EdgeDeviceReconciler {
   /** Candidate nodes as the scheduler sees them now. */
   candidates(): CandidateNode[] {
     const { world, heartbeatStaleMs, nodeSelector, settings } = this.options;
-    const context = { now: this.now(), staleMs: heartbeatStaleMs, requireEdgeNode: world.edgeNodes.list().length > 0, tolerations: settings.tolerations };
-    return world.nodes.list()
-      .filter((n) => nodeSelector === undefined || nodeSelector(n.metadata?.labels ?? {}))
-      .map((n) => {
-        const name = n.metadata?.name ?? '';
-        return candidateNode(n, world.edgeNodes.get(name), world.podIndex.requestsOn(name), context);
-      });
+    const context = { now: this.now(), staleMs: heartbeatStaleMs, requireEdgeNode: world.edgeNodes.size > 0, tolerations: settings.tolerations };
+    const candidates: CandidateNode[] = [];
+    world.nodes.forEach((n, name) => {
+      if (nodeSelector === undefined || nodeSelector(n.metadata?.labels ?? {})) {
+        candidates.push(candidateNode(n, world.edgeNodes.get(name), world.podIndex.requestsOn(name), context));
+      }
+    });
+    return candidates;
   }
 
   private observe(device: EdgeDevice): Parameters<typeof planDevice>[0] {
@@ -84,7 +87,7 @@ export class EdgeDeviceReconciler {
       settings,
       nodes: this.candidates(),
       configMapExists: world.configMaps.get(device.spec.configMapName ?? '', settings.namespace) !== undefined,
-      serviceOwner: service === undefined ? undefined : deviceOf(service.metadata?.labels) ?? { name: '(not a deviceShifu)', namespace: settings.namespace },
+      serviceOwner: service === undefined ? undefined : service.device === undefined ? { name: '(not a deviceShifu)', namespace: settings.namespace } : parseKey(service.device),
       deployment: deployment ?? undefined,
       pods: world.podIndex.podsOf(ref),
     };
@@ -115,35 +118,33 @@ export class EdgeDeviceReconciler {
       ['Deployment', ns, names.deployment], ['Service', ns, names.service], ['ServiceAccount', ns, names.serviceAccount],
       ['RoleBinding', ref.namespace, names.role], ['Role', ref.namespace, names.role],
     ];
-    const service = this.options.world.services.get(names.service, ns);
-    const owner = deviceOf(service?.metadata?.labels);
+    const owner = this.options.world.services.get(names.service, ns)?.device;
     for (const [kind, namespace, name] of targets) {
       // never delete a Service that belongs to another device of the same name
-      if (kind === 'Service' && owner !== undefined && deviceKey(owner) !== deviceKey(ref)) continue;
+      if (kind === 'Service' && owner !== undefined && owner !== deviceKey(ref)) continue;
       await this.options.writer.remove(kind, namespace, name);
     }
     this.applied.forget(deviceKey(ref));
   }
 
-  /** The cached copy of an object this controller applies, when it watches that kind. */
-  private observed(object: KubernetesObject): KubernetesObject | undefined {
+  /** applied.ts's marker of the cached copy of an object this controller applies, when it watches that kind. */
+  private observedMarker(object: KubernetesObject): number | string | undefined {
     const { name = '', namespace = '' } = object.metadata ?? {};
-    if (object.kind === 'Deployment') return this.options.world.deployments.get(name, namespace);
-    if (object.kind === 'Service') return this.options.world.services.get(name, namespace);
+    if (object.kind === 'Deployment') return this.options.world.deployments.get(name, namespace)?.generation ?? 'missing';
+    if (object.kind === 'Service') return this.options.world.services.get(name, namespace)?.marker ?? 'missing';
     return undefined;
   }
 
   /** Applies what changed; answers the Deployment as the API server returned it, when it was applied. */
-  private async applyBundle(ref: DeviceRef, bundle: readonly KubernetesObject[], log: Logger): Promise<V1Deployment | undefined> {
+  private async applyBundle(key: string, bundle: readonly KubernetesObject[], log: Logger): Promise<DeploymentRecord | undefined> {
     if (bundle.length === 0) return undefined;
-    let deployment: V1Deployment | undefined;
-    const key = deviceKey(ref);
+    let deployment: DeploymentRecord | undefined;
     // one object of each kind per bundle
     for (const object of bundle) {
-      if (!this.applied.needs(key, object, this.observed(object))) continue;
+      if (!this.applied.needsAgainst(key, object, this.observedMarker(object))) continue;
       const first = !this.applied.has(key, object.kind ?? '');
       const result = await this.options.writer.apply(object);
-      if (object.kind === 'Deployment') deployment = result;
+      if (object.kind === 'Deployment') deployment = deploymentRecord(result, this.options.world.strings);
       this.applied.record(key, object, result);
       const id = `${object.kind ?? ''}/${object.metadata?.namespace ?? ''}/${object.metadata?.name ?? ''}`;
       log.info({ object: id }, first ? 'applied' : 'reapplied (changed, or edited by hand)');

@@ -1,14 +1,15 @@
 // Observe → plan → apply (STYLE.md habit 2): what one EdgeDevice's deviceShifu bundle and status
 // should be, computed from what the caches hold. Pure: every input is plain data.
-import type { KubernetesObject, V1Deployment, V1Pod } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
 import { EdgeshifuError } from '../../shared/errors.ts';
 import { cpuMillis, parseQuantity } from '../../shared/kube/quantity.ts';
 import { deviceShifuRole, deviceShifuRoleBinding, deviceShifuServiceAccount } from '../bundle/access.ts';
-import { deviceShifuDeployment, placedNode, type BundleSettings } from '../bundle/deployment.ts';
-import { ANNOTATION_PLACED_AT, ANNOTATION_PLACEMENT_REASON, bundleNames, type DeviceRef } from '../bundle/names.ts';
+import { deviceShifuDeployment, type BundleSettings } from '../bundle/deployment.ts';
+import { bundleNames, type DeviceRef } from '../bundle/names.ts';
 import { deviceShifuService, deviceShifuUrl, type ServiceType } from '../bundle/service.ts';
 import type { CandidateNode } from '../scheduling/candidates.ts';
 import { place, type PlacementDecision, type PlacementPolicy } from '../scheduling/placement.ts';
+import type { DeploymentRecord, PodRecord } from '../records.ts';
 import type { ConditionInput, ControllerView } from '../status.ts';
 import type { EdgeDevice } from '../world.ts';
 
@@ -27,8 +28,8 @@ export interface PlanInput {
   readonly configMapExists: boolean;
   /** The device whose Service already bears this device's Service name, if any. */
   readonly serviceOwner?: DeviceRef;
-  readonly deployment?: V1Deployment;
-  readonly pods: readonly V1Pod[];
+  readonly deployment?: DeploymentRecord;
+  readonly pods: readonly PodRecord[];
 }
 
 export interface DevicePlan {
@@ -78,27 +79,27 @@ function precondition(input: PlanInput): DevicePlan | undefined {
 }
 
 /** BundleReady from the Deployment and its pods. */
-function readiness(deployment: V1Deployment | undefined, node: string, pods: readonly V1Pod[]): ConditionInput {
-  const unschedulable = pods.map((p) => p.status?.conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'False')).find((c) => c !== undefined);
+function readiness(deployment: DeploymentRecord | undefined, node: string, pods: readonly PodRecord[]): ConditionInput {
+  const unschedulable = pods.find((p) => p.unschedulable !== undefined)?.unschedulable;
   if (deployment === undefined) return condition('BundleReady', 'False', 'Creating', 'creating the deviceShifu Deployment and Service');
-  const current = (deployment.status?.observedGeneration ?? 0) >= (deployment.metadata?.generation ?? 0) && placedNode(deployment) === node;
-  if (current && (deployment.status?.availableReplicas ?? 0) >= 1) return condition('BundleReady', 'True', 'Available', `deviceShifu is available on ${node}`);
-  if (unschedulable !== undefined) return condition('BundleReady', 'False', 'Unschedulable', `node ${node} cannot take the deviceShifu: ${unschedulable.message ?? unschedulable.reason ?? ''}`);
+  const current = deployment.observedGeneration >= deployment.generation && deployment.node === node;
+  if (current && deployment.availableReplicas >= 1) return condition('BundleReady', 'True', 'Available', `deviceShifu is available on ${node}`);
+  if (unschedulable !== undefined) return condition('BundleReady', 'False', 'Unschedulable', `node ${node} cannot take the deviceShifu: ${unschedulable}`);
   return condition('BundleReady', 'False', 'Progressing', `waiting for the deviceShifu on ${node} to become available`);
 }
 
-function placedAt(deployment: V1Deployment | undefined, node: string, now: number): string {
-  const previous = deployment?.metadata?.annotations?.[ANNOTATION_PLACED_AT];
-  return placedNode(deployment) === node && previous !== undefined ? previous : new Date(now).toISOString();
+function placedAt(deployment: DeploymentRecord | undefined, node: string, now: number): string {
+  const previous = deployment?.placedAt;
+  return deployment?.node === node && previous !== undefined ? previous : new Date(now).toISOString();
 }
 
 /**
  * Why the node was chosen, as said when it was: the free-memory figure in a fresh reason changes
  * as pods come and go, and would rewrite an unmoved Deployment on every resync.
  */
-function placementReason(deployment: V1Deployment | undefined, node: string, reason: string): string {
-  const previous = deployment?.metadata?.annotations?.[ANNOTATION_PLACEMENT_REASON];
-  return placedNode(deployment) === node && previous !== undefined ? previous : reason;
+function placementReason(deployment: DeploymentRecord | undefined, node: string, reason: string): string {
+  const previous = deployment?.placementReason;
+  return deployment?.node === node && previous !== undefined ? previous : reason;
 }
 
 export function planDevice(input: PlanInput): DevicePlan {
@@ -106,8 +107,8 @@ export function planDevice(input: PlanInput): DevicePlan {
   if (early !== undefined) return early;
   const { device, settings, deployment, now } = input;
   const ref = refOf(device);
-  const currentNode = placedNode(deployment);
-  const previousAt = deployment?.metadata?.annotations?.[ANNOTATION_PLACED_AT];
+  const currentNode = deployment?.node;
+  const previousAt = deployment?.placedAt;
   const decision = place({
     attachedNode: device.spec.attachedNode,
     location: device.spec.location,
@@ -152,7 +153,7 @@ export function planDevice(input: PlanInput): DevicePlan {
  * server answered, rather than "Creating", which would be stale by the time it was written and cost
  * each new device one more status write (controller/README.md, Benchmark).
  */
-export function afterApply(plan: DevicePlan, applied: V1Deployment | undefined, pods: readonly V1Pod[]): DevicePlan {
+export function afterApply(plan: DevicePlan, applied: DeploymentRecord | undefined, pods: readonly PodRecord[]): DevicePlan {
   const node = plan.view.nodeName;
   if (applied === undefined || node === undefined || plan.view.bundleReady.reason !== 'Creating') return plan;
   const bundleReady = readiness(applied, node, pods);

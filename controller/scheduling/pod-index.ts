@@ -3,17 +3,9 @@
 // O(nodes + the device's own pods) instead of a pass over every pod in the cluster (issue 3).
 // Each pod's last contribution is remembered, so an update or delete takes back exactly what its
 // previous version added, whatever changed in between (node, phase, requests, labels).
-import type { V1Pod } from '@kubernetes/client-node';
-import { deviceOf, type DeviceRef } from '../bundle/names.ts';
-import { holdsResources, podRequests, type NodeRequests } from './candidates.ts';
-
-interface Contribution {
-  /** The node whose totals hold this pod's requests; undefined while it holds none. */
-  readonly node?: string;
-  readonly requests: NodeRequests;
-  /** The device whose deviceShifu this pod runs, as `namespace/name`. */
-  readonly device?: string;
-}
+import type { DeviceRef } from '../bundle/names.ts';
+import type { PodRecord } from '../records.ts';
+import type { NodeRequests } from './candidates.ts';
 
 interface NodeTotals {
   cpuMillis: number;
@@ -21,47 +13,37 @@ interface NodeTotals {
   pods: number;
 }
 
-function podKey(pod: V1Pod): string {
-  return `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`;
-}
-
 function deviceKeyOf(ref: DeviceRef): string {
   return `${ref.namespace}/${ref.name}`;
 }
 
-export class PodIndex {
-  /** Pods of this namespace with a device's labels are that device's deviceShifu pods. */
-  private readonly deviceShifuNamespace: string;
-  private readonly contributions = new Map<string, Contribution>();
-  private readonly nodes = new Map<string, NodeTotals>();
-  private readonly devices = new Map<string, Map<string, V1Pod>>();
+/** Running and pending pods hold their requests on their node; finished ones do not. */
+function holdingNode(pod: PodRecord): string | undefined {
+  return pod.phase === 'Succeeded' || pod.phase === 'Failed' ? undefined : pod.node;
+}
 
-  constructor(deviceShifuNamespace: string) {
-    this.deviceShifuNamespace = deviceShifuNamespace;
-  }
+export class PodIndex {
+  /** Each pod's record as last indexed: records are immutable, so it is also what it contributed. */
+  private readonly contributions = new Map<string, PodRecord>();
+  private readonly nodes = new Map<string, NodeTotals>();
+  /** A device's deviceShifu pods: nearly always one, so an array, not a Map per device. */
+  private readonly devices = new Map<string, PodRecord[]>();
 
   /** A pod added or changed. */
-  upsert(pod: V1Pod): void {
-    const key = podKey(pod);
-    const owner = pod.metadata?.namespace === this.deviceShifuNamespace ? deviceOf(pod.metadata.labels) : undefined;
-    const contribution: Contribution = {
-      node: holdsResources(pod) ? pod.spec?.nodeName : undefined,
-      requests: podRequests(pod),
-      device: owner === undefined ? undefined : deviceKeyOf(owner),
-    };
-    this.take(key);
-    this.contributions.set(key, contribution);
-    if (contribution.node !== undefined) this.addTo(contribution.node, contribution.requests, 1);
-    if (contribution.device !== undefined) {
-      const pods = this.devices.get(contribution.device) ?? new Map<string, V1Pod>();
-      pods.set(key, pod);
-      this.devices.set(contribution.device, pods);
+  upsert(pod: PodRecord): void {
+    this.take(pod.key);
+    this.contributions.set(pod.key, pod);
+    const node = holdingNode(pod);
+    if (node !== undefined) this.addTo(node, pod, 1);
+    if (pod.device !== undefined) {
+      const pods = this.devices.get(pod.device);
+      this.devices.set(pod.device, pods === undefined ? [pod] : [...pods, pod]);
     }
   }
 
   /** A pod deleted (or gone from the watch's view: finished pods are filtered out server-side). */
-  remove(pod: V1Pod): void {
-    this.take(podKey(pod));
+  remove(key: string): void {
+    this.take(key);
   }
 
   /** The requests of the pods holding resources on a node; undefined when none do. */
@@ -71,8 +53,8 @@ export class PodIndex {
   }
 
   /** A device's deviceShifu pods. */
-  podsOf(device: DeviceRef): V1Pod[] {
-    return [...(this.devices.get(deviceKeyOf(device))?.values() ?? [])];
+  podsOf(device: DeviceRef): PodRecord[] {
+    return [...(this.devices.get(deviceKeyOf(device)) ?? [])];
   }
 
   /** Nodes with pods holding resources (for tests and metrics). */
@@ -90,11 +72,12 @@ export class PodIndex {
     const old = this.contributions.get(key);
     if (old === undefined) return;
     this.contributions.delete(key);
-    if (old.node !== undefined) this.addTo(old.node, old.requests, -1);
+    const node = holdingNode(old);
+    if (node !== undefined) this.addTo(node, old, -1);
     if (old.device !== undefined) {
-      const pods = this.devices.get(old.device);
-      pods?.delete(key);
-      if (pods?.size === 0) this.devices.delete(old.device);
+      const pods = this.devices.get(old.device)?.filter((p) => p.key !== key) ?? [];
+      if (pods.length === 0) this.devices.delete(old.device);
+      else this.devices.set(old.device, pods);
     }
   }
 

@@ -12,18 +12,32 @@ export type InformerEvent = 'add' | 'update' | 'delete';
 export type WatchFn = (path: string, query: Record<string, string | number | boolean | undefined>,
   onEvent: (type: string, object: unknown) => void, signal: AbortSignal) => Promise<void>;
 
-export interface InformerOptions<T extends KubernetesObject> {
+export interface InformerOptions<T extends KubernetesObject, C = T> {
   /** For client-node users: its Watch is loaded on start. Give `watch` instead to avoid client-node. */
   readonly kc?: KubeConfig;
   /** Collection path, e.g. `/apis/shifu.edgenesis.io/v1alpha1/namespaces/devices/edgedevices` or `/api/v1/nodes`. */
   readonly path: string;
   /** Lists the collection with the same selectors as below (e.g. () => custom.listNamespacedCustomObject({...})). */
-  readonly list: () => Promise<KubernetesListObject<T>>;
+  readonly list?: () => Promise<KubernetesListObject<T>>;
+  /**
+   * Instead of `list`: hands each listed object to `each` as it arrives (a paged list, page by
+   * page) and resolves with the list's resourceVersion, so a large first list is never held whole.
+   */
+  readonly listEach?: (each: (object: T) => void) => Promise<string | undefined>;
   readonly labelSelector?: string;
   readonly fieldSelector?: string;
   readonly logger?: Logger;
   /** Slims each object before it is cached (e.g. drop a Pod's status but its phase), as client-go's SetTransform. */
   readonly transform?: (object: T) => T;
+  /**
+   * Caches a compact record of each object instead of the object (after `transform`): the full
+   * object is dropped right after decode. Give it whenever C is not T; handlers, list() and get()
+   * then see records. The record must keep the resourceVersion for `versionOf`, and may keep the key
+   * it is given (the cache's own key string) instead of a copy (issue 3, footprint).
+   */
+  readonly project?: (object: T, key: string) => C;
+  /** The resourceVersion of a cached record; by default `metadata.resourceVersion`. */
+  readonly versionOf?: (cached: C) => string | undefined;
   /** How to open one watch (KubeClient.watch, or a fake for tests); client-node's with `kc`. */
   readonly watch?: WatchFn;
   readonly backoff?: Backoff;
@@ -38,7 +52,8 @@ const WATCH_TIMEOUT_SECONDS = 25;
 
 export function objectKey(object: KubernetesObject): string {
   const { namespace, name } = object.metadata ?? {};
-  return namespace ? `${namespace}/${name ?? ''}` : (name ?? '');
+  // join makes one flat string; a template literal makes a rope that a Map keeps beside its flattened copy
+  return namespace ? [namespace, name ?? ''].join('/') : (name ?? '');
 }
 
 /** client-node's Watch, loaded only by the processes that use client-node anyway. */
@@ -55,10 +70,13 @@ async function clientNodeWatch(kc: KubeConfig): Promise<WatchFn> {
   };
 }
 
-export class Informer<T extends KubernetesObject> {
-  private readonly options: InformerOptions<T>;
-  private readonly cache = new Map<string, T>();
-  private readonly handlers: Record<InformerEvent, Array<(object: T) => void>> = { add: [], update: [], delete: [] };
+/** A handler hears the cached form (a record when projected) and the object's key (`namespace/name`). */
+export type InformerHandler<C> = (object: C, key: string) => void;
+
+export class Informer<T extends KubernetesObject, C = T> {
+  private readonly options: InformerOptions<T, C>;
+  private readonly cache = new Map<string, C>();
+  private readonly handlers: Record<InformerEvent, Array<InformerHandler<C>>> = { add: [], update: [], delete: [] };
   private readonly backoff: Backoff;
   private watchFn: WatchFn | undefined;
   private readonly stopper = new AbortController();
@@ -67,14 +85,15 @@ export class Informer<T extends KubernetesObject> {
   /** Counters for metrics and tests: how often it listed, and how often a watch ended and was reopened. */
   readonly stats = { lists: 0, watches: 0, errors: 0 };
 
-  constructor(options: InformerOptions<T>) {
+  constructor(options: InformerOptions<T, C>) {
     this.options = options;
     this.backoff = options.backoff ?? new Backoff();
     this.watchFn = options.watch;
     if (options.watch === undefined && options.kc === undefined) throw new Error('an Informer needs `watch` or `kc`');
+    if (options.list === undefined && options.listEach === undefined) throw new Error('an Informer needs `list` or `listEach`');
   }
 
-  on(event: InformerEvent, handler: (object: T) => void): void {
+  on(event: InformerEvent, handler: InformerHandler<C>): void {
     this.handlers[event].push(handler);
   }
 
@@ -91,11 +110,21 @@ export class Informer<T extends KubernetesObject> {
     await this.loop;
   }
 
-  list(): T[] {
+  list(): C[] {
     return [...this.cache.values()];
   }
 
-  get(name: string, namespace?: string): T | undefined {
+  /** Objects cached, without copying them out. */
+  get size(): number {
+    return this.cache.size;
+  }
+
+  /** Each cached object with its key, without copying the cache (10,000 records). */
+  forEach(visit: (object: C, key: string) => void): void {
+    for (const [key, object] of this.cache) visit(object, key);
+  }
+
+  get(name: string, namespace?: string): C | undefined {
     return this.cache.get(namespace ? `${namespace}/${name}` : name);
   }
 
@@ -103,12 +132,12 @@ export class Informer<T extends KubernetesObject> {
     return this.stopper.signal.aborted;
   }
 
-  private emit(event: InformerEvent, object: T): void {
+  private emit(event: InformerEvent, object: C, key: string): void {
     for (const handler of this.handlers[event]) {
       try {
-        handler(object);
+        handler(object, key);
       } catch (err) {
-        this.options.logger?.error({ err, event, key: objectKey(object) }, 'informer handler threw');
+        this.options.logger?.error({ err, event, key }, 'informer handler threw');
       }
     }
   }
@@ -127,24 +156,31 @@ export class Informer<T extends KubernetesObject> {
 
   /** Replaces the cache with a fresh list, emitting what changed since the last one. */
   private async relist(): Promise<void> {
-    const list = await this.options.list();
-    this.stats.lists += 1;
     const seen = new Set<string>();
-    for (const object of list.items) {
+    const each = (object: T): void => {
       const key = objectKey(object);
       seen.add(key);
       this.upsert(key, object);
+    };
+    let resourceVersion: string | undefined;
+    if (this.options.listEach !== undefined) {
+      resourceVersion = await this.options.listEach(each);
+    } else if (this.options.list !== undefined) {
+      const list = await this.options.list();
+      for (const object of list.items) each(object);
+      resourceVersion = list.metadata?.resourceVersion;
     }
+    this.stats.lists += 1;
     for (const [key, object] of this.cache) {
       if (!seen.has(key)) {
         this.cache.delete(key);
-        this.emit('delete', object);
+        this.emit('delete', object, key);
       }
     }
-    this.resourceVersion = list.metadata?.resourceVersion ?? '';
+    this.resourceVersion = resourceVersion ?? '';
   }
 
-  private slim(received: T): T {
+  private slim(received: T, key: string): C {
     // managedFields and kubectl's last-applied copy are often most of an object: no reader here needs them
     const metadata = received.metadata;
     if (metadata !== undefined) {
@@ -153,15 +189,21 @@ export class Informer<T extends KubernetesObject> {
         delete metadata.annotations['kubectl.kubernetes.io/last-applied-configuration'];
       }
     }
-    return this.options.transform ? this.options.transform(received) : received;
+    const slimmed = this.options.transform ? this.options.transform(received) : received;
+    // without `project`, C is T (the options say to give it whenever they differ)
+    return this.options.project ? this.options.project(slimmed, key) : slimmed as unknown as C;
+  }
+
+  private versionOf(cached: C): string | undefined {
+    return this.options.versionOf ? this.options.versionOf(cached) : (cached as KubernetesObject).metadata?.resourceVersion;
   }
 
   private upsert(key: string, received: T): void {
-    const object = this.slim(received);
+    const object = this.slim(received, key);
     const old = this.cache.get(key);
     this.cache.set(key, object);
-    if (old === undefined) this.emit('add', object);
-    else if (old.metadata?.resourceVersion !== object.metadata?.resourceVersion) this.emit('update', object);
+    if (old === undefined) this.emit('add', object, key);
+    else if (this.versionOf(old) !== this.versionOf(object)) this.emit('update', object, key);
   }
 
   private handleEvent(type: string, raw: unknown): void {
@@ -175,7 +217,7 @@ export class Informer<T extends KubernetesObject> {
     const key = objectKey(object);
     if (type === 'DELETED') {
       this.cache.delete(key);
-      this.emit('delete', this.slim(object));
+      this.emit('delete', this.slim(object, key), key);
     } else {
       this.upsert(key, object);
     }

@@ -2,6 +2,7 @@ import test from 'ava';
 import { place, type PlacementPolicy, type PlacementRequest } from '../../controller/scheduling/placement.ts';
 import { candidateNode, type CandidateNode } from '../../controller/scheduling/candidates.ts';
 import { PodIndex } from '../../controller/scheduling/pod-index.ts';
+import { podRecord, StringPool } from '../../controller/records.ts';
 import { distanceKm } from '../../controller/scheduling/distance.ts';
 
 const Mi = 2 ** 20;
@@ -99,8 +100,9 @@ test('a candidate node is allocatable minus requests, lowered to what shifud mea
     { metadata: { name: 'b' }, spec: { nodeName: 'n', containers: [{ name: 'b', resources: { requests: { cpu: '250m', memory: '512Mi' } } }] }, status: { phase: 'Succeeded' } },
     { metadata: { name: 'c' }, spec: { nodeName: 'other', containers: [{ name: 'c', resources: { requests: { cpu: '1', memory: '1Gi' } } }] } },
   ];
-  const index = new PodIndex('deviceshifu');
-  for (const pod of pods) index.upsert(pod);
+  const index = new PodIndex();
+  const pool = new StringPool();
+  for (const pod of pods) index.upsert(podRecord({ ...pod, metadata: { ...pod.metadata, namespace: 'default' } }, 'deviceshifu', pool));
   const used = { get: (name: string) => index.requestsOn(name) };
   const clock = { now: Date.parse('2026-11-22T10:01:00Z'), staleMs: 120_000, requireEdgeNode: false };
   t.like(candidateNode(k8sNode as never, undefined, used.get('n'), clock), { name: 'n', freeMemory: 3 * Gi, freeCpuMillis: 1500, unavailable: undefined });

@@ -5,6 +5,9 @@ import { afterApply, planDevice, type PlanInput, type PlanSettings } from '../..
 import { ANNOTATION_PLACED_AT, ANNOTATION_PLACEMENT_REASON } from '../../controller/bundle/names.ts';
 import type { CandidateNode } from '../../controller/scheduling/candidates.ts';
 import type { EdgeDevice } from '../../controller/world.ts';
+import { deploymentRecord, podRecord, StringPool, type DeploymentRecord } from '../../controller/records.ts';
+
+const pool = new StringPool();
 
 const Gi = 2 ** 30;
 const NOW = Date.parse('2026-11-22T12:00:00Z');
@@ -18,13 +21,13 @@ const node = (name: string, freeMemory: number, extra: Partial<CandidateNode> = 
 const input = (extra: Partial<PlanInput> = {}): PlanInput => ({ device: device(), now: NOW, settings, nodes: [node('edge-1', 8 * Gi)], configMapExists: true, pods: [], ...extra });
 
 /** The Deployment an earlier reconcile applied, as the cache holds it. */
-function applied(node: string, reason: string, extra: Partial<V1Deployment> = {}): V1Deployment {
-  return {
+function applied(node: string, reason: string, extra: Partial<V1Deployment> = {}): DeploymentRecord {
+  return deploymentRecord({
     metadata: { name: 'thermometer-deployment', generation: 1, annotations: { [ANNOTATION_PLACED_AT]: '2026-11-22T10:00:00.000Z', [ANNOTATION_PLACEMENT_REASON]: reason } },
     spec: { selector: {}, template: { spec: { containers: [], affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [node] }] }] } } } } } },
     status: { observedGeneration: 1, availableReplicas: 1 },
     ...extra,
-  };
+  }, pool);
 }
 
 const annotations = (plan: ReturnType<typeof planDevice>): Record<string, string> | undefined =>
@@ -69,7 +72,7 @@ test('a moved Deployment is stamped anew and is not ready until the new pod is',
 });
 
 test("a pod the scheduler refuses shows in BundleReady with the scheduler's words", (t) => {
-  const pod = { status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: '0/1 nodes are available: 1 Too many pods.' }] } };
+  const pod = podRecord({ metadata: { name: 'thermometer-deployment-1', namespace: 'deviceshifu' }, status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: '0/1 nodes are available: 1 Too many pods.' }] } }, 'deviceshifu', pool);
   const plan = planDevice(input({ deployment: applied('edge-1', 'most free memory (8Gi)', { status: { observedGeneration: 1, availableReplicas: 0 } }), pods: [pod] }));
   t.like(plan.view.bundleReady, { status: 'False', reason: 'Unschedulable', message: 'node edge-1 cannot take the deviceShifu: 0/1 nodes are available: 1 Too many pods.' });
 });

@@ -3,6 +3,7 @@
 import test from 'ava';
 import type { V1Pod } from '@kubernetes/client-node';
 import { PodIndex } from '../../controller/scheduling/pod-index.ts';
+import { podRecord, StringPool, type PodRecord } from '../../controller/records.ts';
 
 const Mi = 2 ** 20;
 
@@ -16,7 +17,7 @@ interface PodShape {
   readonly device?: string;
 }
 
-function pod(shape: PodShape): V1Pod {
+function v1Pod(shape: PodShape): V1Pod {
   const labels = shape.device === undefined ? undefined : { 'shifu.edgenesis.io/edgedevice': shape.device, 'shifu.edgenesis.io/edgedevice-namespace': 'devices' };
   return {
     metadata: { name: shape.name, namespace: shape.namespace ?? 'deviceshifu', labels },
@@ -25,10 +26,13 @@ function pod(shape: PodShape): V1Pod {
   };
 }
 
-const names = (pods: readonly V1Pod[]): string[] => pods.map((p) => p.metadata?.name ?? '').sort();
+const pool = new StringPool();
+/** The pod as the informer caches it. */
+const pod = (shape: PodShape): PodRecord => podRecord(v1Pod(shape), 'deviceshifu', pool);
+const names = (pods: ReadonlyArray<{ readonly metadata?: { readonly name?: string } }>): string[] => pods.map((p) => p.metadata?.name ?? '').sort();
 
 test('adds sum the requests of the pods on each node', (t) => {
-  const index = new PodIndex('deviceshifu');
+  const index = new PodIndex();
   index.upsert(pod({ name: 'a', node: 'n1', cpu: '500m', memory: '1Gi' }));
   index.upsert(pod({ name: 'b', node: 'n1', cpu: '250m', memory: '512Mi' }));
   index.upsert(pod({ name: 'c', node: 'n2', cpu: '1' }));
@@ -39,7 +43,7 @@ test('adds sum the requests of the pods on each node', (t) => {
 });
 
 test('a pending pod not yet bound holds nothing until the scheduler binds it', (t) => {
-  const index = new PodIndex('deviceshifu');
+  const index = new PodIndex();
   index.upsert(pod({ name: 'a', phase: 'Pending' }));
   t.is(index.nodeCount, 0);
   index.upsert(pod({ name: 'a', phase: 'Pending', node: 'n1' }));
@@ -47,7 +51,7 @@ test('a pending pod not yet bound holds nothing until the scheduler binds it', (
 });
 
 test('an update takes back the previous version: requests changed, node changed', (t) => {
-  const index = new PodIndex('deviceshifu');
+  const index = new PodIndex();
   index.upsert(pod({ name: 'a', node: 'n1', memory: '1Gi' }));
   index.upsert(pod({ name: 'b', node: 'n1', memory: '1Gi' }));
   index.upsert(pod({ name: 'a', node: 'n1', memory: '2Gi' }));
@@ -59,7 +63,7 @@ test('an update takes back the previous version: requests changed, node changed'
 });
 
 test('a pod that succeeds or fails gives its requests back, and a restart of the same name takes them again', (t) => {
-  const index = new PodIndex('deviceshifu');
+  const index = new PodIndex();
   index.upsert(pod({ name: 'job', node: 'n1', memory: '1Gi' }));
   index.upsert(pod({ name: 'web', node: 'n1', memory: '1Gi' }));
   index.upsert(pod({ name: 'job', node: 'n1', memory: '1Gi', phase: 'Succeeded' }));
@@ -72,31 +76,31 @@ test('a pod that succeeds or fails gives its requests back, and a restart of the
 });
 
 test('a delete takes back exactly what the pod held, even when the deleted copy differs', (t) => {
-  const index = new PodIndex('deviceshifu');
+  const index = new PodIndex();
   index.upsert(pod({ name: 'a', node: 'n1', memory: '1Gi' }));
   index.upsert(pod({ name: 'b', node: 'n1', memory: '1Gi' }));
   // a watch DELETED carries the last state, which may not be the one cached
-  index.remove(pod({ name: 'a', node: 'elsewhere', memory: '5Gi', phase: 'Failed' }));
+  index.remove(pod({ name: 'a', node: 'elsewhere', memory: '5Gi', phase: 'Failed' }).key);
   t.deepEqual(index.requestsOn('n1'), { cpuMillis: 10, memory: 1024 * Mi });
-  index.remove(pod({ name: 'a' }));
-  index.remove(pod({ name: 'never-seen' }));
+  index.remove(pod({ name: 'a' }).key);
+  index.remove(pod({ name: 'never-seen' }).key);
   t.deepEqual(index.requestsOn('n1'), { cpuMillis: 10, memory: 1024 * Mi });
-  index.remove(pod({ name: 'b' }));
+  index.remove(pod({ name: 'b' }).key);
   t.is(index.nodeCount, 0);
   t.is(index.size, 0);
 });
 
 test('pods with the same name in two namespaces are two pods', (t) => {
-  const index = new PodIndex('deviceshifu');
+  const index = new PodIndex();
   index.upsert(pod({ name: 'a', node: 'n1', memory: '1Gi' }));
   index.upsert(pod({ name: 'a', namespace: 'other', node: 'n1', memory: '1Gi' }));
   t.deepEqual(index.requestsOn('n1'), { cpuMillis: 20, memory: 2048 * Mi });
-  index.remove(pod({ name: 'a', namespace: 'other' }));
+  index.remove(pod({ name: 'a', namespace: 'other' }).key);
   t.deepEqual(index.requestsOn('n1'), { cpuMillis: 10, memory: 1024 * Mi });
 });
 
 test("a device's pods are those in the deviceShifu namespace bearing its labels, following relabels and deletes", (t) => {
-  const index = new PodIndex('deviceshifu');
+  const index = new PodIndex();
   const thermometer = { name: 'thermometer', namespace: 'devices' };
   index.upsert(pod({ name: 'thermometer-1', device: 'thermometer', phase: 'Pending' }));
   index.upsert(pod({ name: 'thermometer-2', device: 'thermometer', node: 'n1' }));
@@ -108,18 +112,18 @@ test("a device's pods are those in the deviceShifu namespace bearing its labels,
 
   // the newest version is what the device sees
   index.upsert(pod({ name: 'thermometer-1', device: 'thermometer', node: 'n2' }));
-  t.is(index.podsOf(thermometer).find((p) => p.metadata?.name === 'thermometer-1')?.spec?.nodeName, 'n2');
+  t.is(index.podsOf(thermometer).find((p) => p.key === 'deviceshifu/thermometer-1')?.node, 'n2');
   // a pod relabelled away leaves the device
   index.upsert(pod({ name: 'thermometer-2', node: 'n1' }));
   t.deepEqual(names(index.podsOf(thermometer)), ['thermometer-1']);
-  index.remove(pod({ name: 'thermometer-1' }));
+  index.remove(pod({ name: 'thermometer-1' }).key);
   t.deepEqual(index.podsOf(thermometer), []);
   t.deepEqual(index.requestsOn('n1'), { cpuMillis: 30, memory: 96 * Mi }, 'node totals count every namespace');
 });
 
 test('the index matches a full recount after a random run of events', (t) => {
   // a deterministic pseudo-random sequence: adds, moves, phase changes and deletes over 50 pods
-  const index = new PodIndex('deviceshifu');
+  const index = new PodIndex();
   const live = new Map<string, V1Pod>();
   let seed = 42;
   const next = (n: number): number => { seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31; return seed % n; };
@@ -127,11 +131,11 @@ test('the index matches a full recount after a random run of events', (t) => {
   for (let step = 0; step < 2000; step++) {
     const name = `p${String(next(50))}`;
     if (next(5) === 0) {
-      index.remove(pod({ name }));
+      index.remove(pod({ name }).key);
       live.delete(name);
     } else {
-      const p = pod({ name, node: next(4) === 0 ? undefined : `n${String(next(5))}`, phase: phases[next(4)], memory: `${String(1 + next(64))}Mi`, cpu: `${String(1 + next(500))}m`, device: `d${String(next(3))}` });
-      index.upsert(p);
+      const p = v1Pod({ name, node: next(4) === 0 ? undefined : `n${String(next(5))}`, phase: phases[next(4)], memory: `${String(1 + next(64))}Mi`, cpu: `${String(1 + next(500))}m`, device: `d${String(next(3))}` });
+      index.upsert(podRecord(p, 'deviceshifu', pool));
       live.set(name, p);
     }
   }

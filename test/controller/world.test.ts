@@ -1,14 +1,18 @@
-// The slimmed cache copies keep everything the reconciler reads (issue 3, footprint): the
-// Deployment's owner, placement, placed-at, generation and availability; the Service's owner and
-// the fields a hand edit is judged by; the Node's labels, cordon, taints, capacity, Ready, address.
+// The cached records and slimmed copies keep everything their readers use (issue 3, footprint):
+// the Deployment's owner, placement, placed-at, generation and availability; the Service's owner
+// and the marker a hand edit is judged by; a pod's node, requests, phase, refusal and device; the
+// Node's labels, cordon, taints, capacity, Ready, address.
 import test from 'ava';
-import type { V1Deployment, V1Node, V1Service } from '@kubernetes/client-node';
-import { deviceShifuDeployment, placedNode } from '../../controller/bundle/deployment.ts';
-import { ANNOTATION_PLACED_AT, ANNOTATION_PLACEMENT_REASON, deviceOf } from '../../controller/bundle/names.ts';
+import type { V1Deployment, V1Node, V1Pod, V1Service } from '@kubernetes/client-node';
+import { deviceShifuDeployment } from '../../controller/bundle/deployment.ts';
 import { deviceShifuService } from '../../controller/bundle/service.ts';
-import { LIST_PAGE, pagedList, slimDeployment, slimNode, slimService } from '../../controller/world.ts';
+import { markerOf } from '../../controller/applied.ts';
+import { compactVersion, deploymentRecord, podRecord, PodRecord, serviceRecord, slimEdgeDevice, StringPool, versionOf } from '../../controller/records.ts';
+import { LIST_PAGE, listEach, pagedList, slimNode, type EdgeDevice } from '../../controller/world.ts';
+import { Informer, type WatchFn } from '../../shared/kube/informer.ts';
+import { waitFor } from '../support/wait.ts';
 import { candidateNode } from '../../controller/scheduling/candidates.ts';
-import { nodeInput } from '../../controller/drone/slicing/kube-input.ts';
+import { HOSTED_FOR_LABEL, nodeInput, podInput } from '../../controller/drone/slicing/kube-input.ts';
 import { publicAddress } from '../../controller/offload/host-plan.ts';
 
 const device = { name: 'thermometer', namespace: 'devices', spec: { protocol: 'HTTP' as const, address: 'x:1' } };
@@ -24,28 +28,69 @@ function served(): V1Deployment {
   return deployment;
 }
 
-test('a slim Deployment keeps what placement, readiness and hand-edit checks read, and drops the pod template', (t) => {
+test('a Deployment record keeps what placement, readiness and hand-edit checks read, and drops the rest', (t) => {
   const full = served();
-  const slim = slimDeployment(full);
-  t.is(placedNode(slim), 'edge-7');
-  t.deepEqual(deviceOf(slim.metadata?.labels), { name: 'thermometer', namespace: 'devices' });
-  t.deepEqual(slim.metadata?.annotations, { [ANNOTATION_PLACED_AT]: '2026-11-22T10:00:00.000Z', [ANNOTATION_PLACEMENT_REASON]: 'most free memory (8Gi)' });
-  t.like(slim.metadata, { name: 'thermometer-deployment', namespace: 'deviceshifu', resourceVersion: '812', generation: 3 });
-  t.deepEqual(slim.status, { observedGeneration: 3, availableReplicas: 1 });
-  t.deepEqual(slim.spec?.template.spec?.containers, []);
-  t.true(JSON.stringify(slim).length * 3 < JSON.stringify(full).length, 'a third of the size or less');
+  const record = deploymentRecord(full, new StringPool());
+  t.deepEqual(record, {
+    resourceVersion: 812, device: 'devices/thermometer', node: 'edge-7',
+    placedAt: '2026-11-22T10:00:00.000Z', placementReason: 'most free memory (8Gi)',
+    generation: 3, observedGeneration: 3, availableReplicas: 1,
+  });
+  t.is<unknown, unknown>(record.generation, markerOf('Deployment', full), "applied.ts's marker");
+  t.like(deploymentRecord({ metadata: { name: 'x', labels: { app: 'x' } } }, new StringPool()), { device: undefined, node: undefined, generation: 0, availableReplicas: 0 });
 });
 
-test('a slim Service keeps its owner, ports, selector and type', (t) => {
+test('a Service record keeps its owner and the marker a hand edit is judged by', (t) => {
   const full: V1Service = deviceShifuService(device, 'deviceshifu', 'NodePort');
   Object.assign(full.metadata ?? {}, { resourceVersion: '9' });
   Object.assign(full.spec ?? {}, { clusterIP: '10.96.0.12', clusterIPs: ['10.96.0.12'], sessionAffinity: 'None', ipFamilies: ['IPv4'] });
-  const slim = slimService(full);
-  t.deepEqual(deviceOf(slim.metadata?.labels), { name: 'thermometer', namespace: 'devices' });
-  t.deepEqual(slim.spec, { ports: full.spec?.ports, selector: full.spec?.selector, type: 'NodePort' });
-  t.is(slim.metadata?.resourceVersion, '9');
+  const record = serviceRecord(full);
+  t.deepEqual(record, { resourceVersion: 9, device: 'devices/thermometer', marker: markerOf('Service', full) });
+  const edited = structuredClone(full);
+  Object.assign(edited.spec ?? {}, { type: 'ClusterIP' });
+  t.not(serviceRecord(edited).marker, record.marker, 'a changed type moves the marker');
   // a Service of someone else (no device labels) stays ownerless
-  t.is(deviceOf(slimService({ metadata: { name: 'other', labels: { app: 'x' } }, spec: {} }).metadata?.labels), undefined);
+  t.is(serviceRecord({ metadata: { name: 'other', labels: { app: 'x' } }, spec: {} }).device, undefined);
+});
+
+test("a pod record keeps node, requests, phase, the scheduler's refusal and its device, and reads back as DRONE's pod", (t) => {
+  const pool = new StringPool();
+  const labels = { 'shifu.edgenesis.io/edgedevice': 'thermometer', 'shifu.edgenesis.io/edgedevice-namespace': 'devices', [HOSTED_FOR_LABEL]: 'c2' };
+  const v1 = (name: string, namespace: string, requests: Array<{ cpu: string; memory: string }>): V1Pod => ({
+    metadata: { name, namespace, resourceVersion: '4', labels },
+    spec: { nodeName: `edge-${String(7)}`, containers: requests.map((r, i) => ({ name: `c${String(i)}`, resources: { requests: r } })) },
+    status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: '0/1 nodes' }] },
+  });
+  const pod = v1('thermometer-deployment-1', 'deviceshifu', [{ cpu: '250m', memory: '32Mi' }, { cpu: '1', memory: '1Gi' }]);
+  const record = podRecord(pod, 'deviceshifu', pool);
+  t.like(record, { key: 'deviceshifu/thermometer-deployment-1', resourceVersion: 4, node: 'edge-7', cpuMillis: 1250, memory: 1056 * 2 ** 20, phase: 'Pending', unschedulable: '0/1 nodes', device: 'devices/thermometer', hostedFor: 'c2' });
+  t.deepEqual(podInput(record as V1Pod), podInput(pod));
+  t.is(podRecord(v1('x', 'default', []), 'deviceshifu', pool).device, undefined, 'only pods in the deviceShifu namespace serve a device');
+  // node names are kept once, however many pods name them
+  const other = podRecord(v1('b', 'deviceshifu', []), 'deviceshifu', pool);
+  t.is(other.node, record.node);
+  t.like(other, { cpuMillis: 0, memory: 0 });
+});
+
+test('a resourceVersion that is a small decimal counter is kept as a number; any other spelling as it is', (t) => {
+  t.is(compactVersion('812'), 812);
+  for (const opaque of ['0812', '', 'abc', '12a', '99999999999', String(2 ** 30)]) t.is(compactVersion(opaque), opaque);
+  t.is(compactVersion(undefined), undefined);
+  t.is(versionOf({ resourceVersion: 812 }), '812');
+  t.is(versionOf({ resourceVersion: 'abc' }), 'abc');
+});
+
+test('an EdgeDevice is cached with the metadata the writes need, spec and status whole', (t) => {
+  const full: EdgeDevice = {
+    apiVersion: 'shifu.edgenesis.io/v1alpha1', kind: 'EdgeDevice',
+    metadata: { name: 't', namespace: 'devices', uid: 'u', resourceVersion: '3', generation: 2, finalizers: ['f'], creationTimestamp: new Date(0), labels: { a: 'b' }, annotations: { c: 'd' } },
+    spec: { protocol: 'HTTP', address: 'x:1', configMapName: 'cm' },
+    status: { edgedevicephase: 'Running', nodeName: 'edge-1', conditions: [{ type: 'Scheduled', status: 'True', reason: 'NodeChosen', message: 'on edge-1', lastTransitionTime: '2026-11-22T10:00:00Z' }] },
+  };
+  const slim = slimEdgeDevice(full, new StringPool());
+  t.deepEqual(slim, { ...full, metadata: { name: 't', namespace: 'devices', uid: 'u', resourceVersion: '3', generation: 2, finalizers: ['f'] } });
+  t.false('attachedNode' in slim.spec, 'absent fields stay absent');
+  t.false('deletionTimestamp' in slim.metadata);
 });
 
 test('a slim Node keeps what placement and DRONE read, and drops images and node info', (t) => {
@@ -98,4 +143,42 @@ test('lists are read page by page through the continue token, each page slimmed 
   t.true(starts.length > 1);
   t.deepEqual(asked, starts.map((start) => ({ fieldSelector: 'status.phase!=Failed', limit: LIST_PAGE, continue: start === 0 ? undefined : String(start) })));
   t.deepEqual(slimmedBefore, starts, 'each page slimmed before the next is asked for');
+});
+
+test('an informer with a projection lists page by page and caches records: events carry the record and its key', async (t) => {
+  const pool = new StringPool();
+  const v1 = (name: string, resourceVersion: string, nodeName: string): V1Pod => ({ metadata: { name, namespace: 'x', resourceVersion }, spec: { nodeName, containers: [] }, status: { phase: 'Running' } });
+  let listed = 0;
+  const client = {
+    request: <T>(_method: string, _path: string, options: { query?: Record<string, unknown> } = {}): Promise<T> => {
+      listed += 1;
+      const first = options.query?.continue === undefined;
+      const items = first ? [v1('a', '1', 'n1'), v1('b', '1', 'n1')] : [v1('c', '1', 'n2')];
+      return Promise.resolve({ metadata: { resourceVersion: '5', continue: first ? 'next' : undefined }, items } as T);
+    },
+  };
+  const watched: string[] = [];
+  const watch: WatchFn = async (_path, query, onEvent, signal) => {
+    watched.push(String(query.resourceVersion));
+    if (watched.length === 1) {
+      onEvent('MODIFIED', v1('a', '1', 'n1'));
+      onEvent('MODIFIED', v1('b', '6', 'n2'));
+      onEvent('DELETED', v1('c', '7', 'n2'));
+    }
+    await new Promise<void>((resolve) => { signal.addEventListener('abort', () => { resolve(); }); });
+  };
+  const informer = new Informer<V1Pod, PodRecord>({
+    path: '/api/v1/pods', watch, project: (p) => podRecord(p, 'deviceshifu', pool), versionOf,
+    listEach: (each) => listEach(client, '/api/v1/pods', undefined, (o) => { each(o); }),
+  });
+  const events: string[] = [];
+  for (const event of ['add', 'update', 'delete'] as const) informer.on(event, (record, key) => { events.push(`${event} ${key} ${record.node ?? ''}`); });
+  await informer.start();
+  t.is(listed, 2, 'two pages');
+  t.true(informer.get('a', 'x') instanceof PodRecord);
+  await waitFor('the watch events', () => events.length === 5 ? true : undefined);
+  await informer.stop();
+  t.deepEqual(events, ['add x/a n1', 'add x/b n1', 'add x/c n2', 'update x/b n2', 'delete x/c n2'], 'an unchanged resourceVersion is no update');
+  t.deepEqual(watched, ['5']);
+  t.is(informer.size, 2);
 });
