@@ -177,8 +177,8 @@ rows.push(['edgeMap vertex and link', await heapOf(() => {
     const ref = { name: cached.metadata.name ?? '', namespace: cached.metadata.namespace ?? '', spec: cached.spec };
     topology.upsertDevice(key, { spec: cached.spec, nodeName: cached.status?.nodeName, phase: cached.status?.edgedevicephase, url: deviceShifuUrl(ref, NS) });
   });
-  // the map holds its own copies; the devices themselves are the EdgeDevice cache's, measured above
-  return map;
+  // the map and the links waiting in the feed; the devices themselves are the EdgeDevice cache's, measured above
+  return [map, topology];
 }), undefined]);
 
 console.log(`controller caches on the heap: ${String(DEVICES)} devices, ${String(NODES)} nodes (node ${process.version}, bytes per device)`);

@@ -1,11 +1,13 @@
 // Controller benchmark (issue 3): N EdgeDevices on M KWOK nodes, on the real control plane.
 //  - baseline: a bare loop writes the same Deployment, Service and ServiceAccount per device
-//    straight to the API server (the API server's own cost for the writes);
+//    straight to the API server (the API server's own cost for the writes), on a control plane of
+//    its own, stopped before the controller's run (its 10,000 pods kept the machine busy before);
 //  - controller: the bundled controller (dist/bundle/controller.js, as the image runs it) turns
 //    the same number of EdgeDevices into bundles; time from first create to all Deployments
 //    (counted from a one-item page and remainingItemCount, a full list if absent), objects/s, peak
 //    RSS of the process (VmHWM), the controller's API writes per device (its
-//    edgeshifu_kube_writes_total), and the load average before and after (the machine is shared).
+//    edgeshifu_kube_writes_total), and the load average before and after (the machine is shared);
+//    progress (bundles, RSS) every 30 s while it runs.
 // Usage: npm run bench:controller -- [--devices 1000] [--nodes 100]
 import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
@@ -63,53 +65,95 @@ async function peakRssMb(pid: number): Promise<number> {
   return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
 }
 
-const loadBefore = load();
-const cluster = await startCluster({ name: 'edgeshifu-bench' });
-try {
-  const kube = new Kube(cluster.kubeconfigPath);
+/** Resident memory now (VmRSS), MB. */
+async function rssMb(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+/** Prints `line()` every 30 s until stopped: a long run can be read while it goes. */
+function every30s(line: () => Promise<string>): () => void {
+  const started = performance.now();
+  const timer = setInterval(() => {
+    line().then((text) => { console.log(`  [${((performance.now() - started) / 1000).toFixed(0)} s] ${text} (load ${load()})`); }, () => undefined);
+  }, 30_000);
+  return () => { clearInterval(timer); };
+}
+
+/** A private control plane with the CRDs, the namespaces, the thermometer's ConfigMap and the KWOK nodes. */
+async function cluster(name: string, nodes: readonly string[]): Promise<{ cluster: Awaited<ReturnType<typeof startCluster>>; kube: Kube }> {
+  const started = await startCluster({ name });
+  const kube = new Kube(started.kubeconfigPath);
   await installCrds(kube);
-  for (const name of ['deviceshifu', 'devices', 'baseline']) await kube.core.createNamespace({ body: { metadata: { name } } });
+  for (const namespace of ['deviceshifu', 'devices', 'baseline']) await kube.core.createNamespace({ body: { metadata: { name: namespace } } });
   await kubectl(kube.kubeconfigPath, ['apply', '-f', '-'], stringify(shifuExample('thermometer-configmap')[0]));
-  const nodes = Array.from({ length: NODES }, (_, i) => `edge-${i}`);
   await inBatches(nodes, (n) => kube.addNode(n, { memory: '64Gi', cpu: '64', pods: '1000' }));
-  const names = Array.from({ length: DEVICES }, (_, i) => `device-${i}`);
+  return { cluster: started, kube };
+}
 
-  // baseline: the same writes, no controller
-  const settings = { namespace: 'baseline', image: 'edgeshifu:bench', cpuRequest: '10m', memoryRequest: '32Mi', cpuLimit: '200m', memoryLimit: '64Mi' };
-  const t0 = performance.now();
-  await inBatches(names, async (name) => {
-    const device = { name, namespace: 'devices', spec: { protocol: 'HTTP' as const, address: 'x:1' } };
-    // spread over the nodes as the controller spreads its own: 10,000 pods on one node would not fit
-    const node = nodes[Number(name.slice('device-'.length)) % nodes.length] ?? '';
-    await kube.core.createNamespacedServiceAccount({ namespace: 'baseline', body: deviceShifuServiceAccount(device, 'baseline') });
-    await kube.apps.createNamespacedDeployment({ namespace: 'baseline', body: deviceShifuDeployment(device, 'cm', { node, placedAt: '', reason: '' }, settings) });
-    await kube.core.createNamespacedService({ namespace: 'baseline', body: deviceShifuService(device, 'baseline', 'ClusterIP') });
-  });
-  const baselineMs = performance.now() - t0;
+const loadBefore = load();
+const nodes = Array.from({ length: NODES }, (_, i) => `edge-${String(i)}`);
+const names = Array.from({ length: DEVICES }, (_, i) => `device-${String(i)}`);
 
+// baseline: the same writes, no controller, on a control plane of its own that is stopped before
+// the controller's run, so its Deployments and pods (which kube-controller-manager and KWOK keep
+// working on) do not load the machine, nor fill the controller's pod cache, during that run
+const baselineMs = await (async (): Promise<number> => {
+  const { cluster: plane, kube } = await cluster('edgeshifu-bench-baseline', nodes);
+  try {
+    const settings = { namespace: 'baseline', image: 'edgeshifu:bench', cpuRequest: '10m', memoryRequest: '32Mi', cpuLimit: '200m', memoryLimit: '64Mi' };
+    let done = 0;
+    const stop = every30s(() => Promise.resolve(`baseline: ${String(done)} of ${String(DEVICES)} devices written`));
+    const t0 = performance.now();
+    await inBatches(names, async (name) => {
+      const device = { name, namespace: 'devices', spec: { protocol: 'HTTP' as const, address: 'x:1' } };
+      // spread over the nodes as the controller spreads its own: 10,000 pods on one node would not fit
+      const node = nodes[Number(name.slice('device-'.length)) % nodes.length] ?? '';
+      await kube.core.createNamespacedServiceAccount({ namespace: 'baseline', body: deviceShifuServiceAccount(device, 'baseline') });
+      await kube.apps.createNamespacedDeployment({ namespace: 'baseline', body: deviceShifuDeployment(device, 'cm', { node, placedAt: '', reason: '' }, settings) });
+      await kube.core.createNamespacedService({ namespace: 'baseline', body: deviceShifuService(device, 'baseline', 'ClusterIP') });
+      done += 1;
+    });
+    stop();
+    return performance.now() - t0;
+  } finally {
+    await plane.stop();
+  }
+})();
+console.log(`  baseline done: ${(baselineMs / 1000).toFixed(1)} s (load ${load()})`);
+
+const { cluster: plane, kube } = await cluster('edgeshifu-bench', nodes);
+try {
   // the controller
   const controller = new ManagedProcess({
-    name: 'controller', command: process.execPath, logFile: join(cluster.dir, 'logs', 'controller.log'),
+    name: 'controller', command: process.execPath, logFile: join(plane.dir, 'logs', 'controller.log'),
     // the V8 flags of manifests/controller/deployment.yaml
     args: ['--max-old-space-size=80', '--max-semi-space-size=1', '--lite-mode', 'dist/bundle/controller.js', '--kubeconfig', kube.kubeconfigPath, '--port', '0', '--no-leader-election', '--workers', '8'],
   });
   controller.start();
   await waitFor('the controller to sync', async () => (await readFile(controller.spec.logFile, 'utf8')).includes('reconciling') ? true : undefined);
-  const idleRss = await peakRssMb(controller.pid ?? 0);
+  const pid = controller.pid ?? 0;
+  const idleRss = await peakRssMb(pid);
+  const stop = every30s(async () => `controller: ${String(await deploymentCount(kube, 'deviceshifu'))} of ${String(DEVICES)} bundles, RSS ${(await rssMb(pid)).toFixed(0)} MB, peak ${(await peakRssMb(pid)).toFixed(0)} MB`);
   const t1 = performance.now();
-  await inBatches(names, (name) => kube.custom.createNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: 'devices', plural: 'edgedevices',
-    body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'EdgeDevice', metadata: { name }, spec: { protocol: 'HTTP', address: 'x:1', configMapName: 'thermometer-configmap-0.0.1' } } }));
-  const createdMs = performance.now() - t1;
-  await waitFor('every bundle', async () => (await deploymentCount(kube, 'deviceshifu')) >= DEVICES ? true : undefined,
-    { timeoutMs: 120 * 60_000, intervalMs: 500 });
+  let createdMs = 0;
+  try {
+    await inBatches(names, (name) => kube.custom.createNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: 'devices', plural: 'edgedevices',
+      body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'EdgeDevice', metadata: { name }, spec: { protocol: 'HTTP', address: 'x:1', configMapName: 'thermometer-configmap-0.0.1' } } }));
+    createdMs = performance.now() - t1;
+    await waitFor('every bundle', async () => (await deploymentCount(kube, 'deviceshifu')) >= DEVICES ? true : undefined,
+      { timeoutMs: 120 * 60_000, intervalMs: 500 });
+  } finally {
+    stop();
+  }
   const controllerMs = performance.now() - t1;
-  const peak = await peakRssMb(controller.pid ?? 0);
+  const peak = await peakRssMb(pid);
   const writes = await writesPerDevice(controller.spec.logFile);
   await controller.stop();
 
   const objects = DEVICES * 5; // ServiceAccount, Role, RoleBinding, Deployment, Service
-  console.log(`controller benchmark: ${DEVICES} EdgeDevices, ${NODES} KWOK nodes, ${CONCURRENCY} concurrent client writes`);
-  console.log(`  baseline (bare loop, 3 writes/device):   ${(baselineMs / 1000).toFixed(1)} s, ${(DEVICES * 3 / (baselineMs / 1000)).toFixed(0)} objects/s`);
+  console.log(`controller benchmark: ${String(DEVICES)} EdgeDevices, ${String(NODES)} KWOK nodes, ${String(CONCURRENCY)} concurrent client writes`);
+  console.log(`  baseline (bare loop, 3 writes/device, own control plane):   ${(baselineMs / 1000).toFixed(1)} s, ${(DEVICES * 3 / (baselineMs / 1000)).toFixed(0)} objects/s`);
   console.log(`  EdgeDevices created by the client in:    ${(createdMs / 1000).toFixed(1)} s`);
   console.log(`  controller: creation → all bundles:      ${(controllerMs / 1000).toFixed(1)} s, ${(objects / (controllerMs / 1000)).toFixed(0)} bundle objects/s (+ status writes)`);
   console.log(`  ratio controller / baseline per object:  ${((controllerMs / objects) / (baselineMs / (DEVICES * 3))).toFixed(2)}`);
@@ -117,5 +161,5 @@ try {
   console.log(`  controller RSS: idle ${idleRss.toFixed(0)} MB, peak ${peak.toFixed(0)} MB (seed goal < 100 MB)`);
   console.log(`  machine load (1/5/15 min): before ${loadBefore}, after ${load()}`);
 } finally {
-  await cluster.stop();
+  await plane.stop();
 }

@@ -1,5 +1,8 @@
 // Feeds the edgeMap from what the reconcilers see (seed 004: add/remove devices and nodes). The
 // map refuses links to vertices it does not hold yet, so links wait here until both ends exist.
+// A device's links are its own (nodes name only nodes as neighbours): once made they are read back
+// from the map, and only those still waiting for their node are held here, which spares 10,000
+// devices a record each (issue 3, footprint).
 import type { EdgeMap, LinkType, NodeAttributes } from '../edgemap/index.ts';
 import type { Logger } from '../shared/log.ts';
 import type { DeviceFacts, NodeFacts, Topology } from './topology.ts';
@@ -14,8 +17,10 @@ interface WantedLink {
 export class EdgeMapTopology implements Topology {
   private readonly map: EdgeMap;
   private readonly logger: Logger;
-  /** Links each vertex asked for, re-tried when the other end appears. */
+  /** Links each node asked for (its neighbours), re-tried when the other end appears. */
   private readonly wanted = new Map<string, WantedLink[]>();
+  /** Device links waiting for their node: not yet made, or unmade when the node went. */
+  private readonly waiting = new Map<string, WantedLink[]>();
 
   constructor(map: EdgeMap, logger: Logger) {
     this.map = map;
@@ -36,12 +41,12 @@ export class EdgeMapTopology implements Topology {
       if (facts.nodeName !== undefined && !links.some((l) => l.a === facts.nodeName)) {
         links.push({ a: facts.nodeName, b: key, type: (facts.spec.connection ?? 'Ethernet'), attributes: {} });
       }
-      this.relink(key, links);
+      this.relinkDevice(key, links);
     });
   }
 
   removeDevice(key: string): void {
-    this.wanted.delete(key);
+    this.waiting.delete(key);
     this.guard(key, () => { this.map.removeDevice(key); });
   }
 
@@ -59,12 +64,39 @@ export class EdgeMapTopology implements Topology {
       })));
       // links others asked for that waited on this node
       for (const [owner, links] of this.wanted) if (owner !== name) this.tryLinks(links.filter((l) => l.a === name || l.b === name));
+      for (const [device, links] of this.waiting) {
+        this.tryLinks(links.filter((l) => l.a === name));
+        this.keepWaiting(device, links);
+      }
     });
   }
 
   removeNode(name: string): void {
     this.wanted.delete(name);
+    // the links devices asked for go with the node; they wait for it to come back
+    if (this.map.has(name)) {
+      this.map.forEachNeighbour(name, (other, link) => {
+        if (this.map.vertex(other)?.kind !== 'edgeDevice') return;
+        const { latencyMs, bandwidthMbps } = link;
+        this.waiting.set(other, [...(this.waiting.get(other) ?? []), { a: name, b: other, type: link.type, attributes: { latencyMs, bandwidthMbps } }]);
+      });
+    }
     this.guard(name, () => { this.map.removeNode(name); });
+  }
+
+  /** A device's links: those it has in the map that it no longer asks for go; the rest are made or wait. */
+  private relinkDevice(key: string, links: WantedLink[]): void {
+    const before: string[] = [];
+    this.map.forEachNeighbour(key, (other) => { before.push(other); });
+    for (const other of before) if (!links.some((l) => l.a === other)) this.map.unlink(other, key);
+    this.tryLinks(links);
+    this.keepWaiting(key, links);
+  }
+
+  private keepWaiting(device: string, links: readonly WantedLink[]): void {
+    const left = links.filter((l) => !this.map.has(l.a));
+    if (left.length > 0) this.waiting.set(device, left);
+    else this.waiting.delete(device);
   }
 
   private relink(owner: string, links: WantedLink[]): void {
