@@ -3,8 +3,8 @@
 // CONNECTED once neighbours can reach its Service, LAUNCHED once it runs; expired when the origin
 // stopped renewing the lease (the seed's garbage collector of locked resources).
 import type { V1Deployment, V1Node, V1Service } from '@kubernetes/client-node';
-import type { HostPhase } from '../../shared/crds/drone.ts';
-import type { HostRequest } from './objects.ts';
+import type { HostPhase, ReachablePort } from '../../shared/crds/drone.ts';
+import { reachablePorts, type HostRequest } from './objects.ts';
 
 export interface HostView {
   readonly request: HostRequest;
@@ -19,7 +19,7 @@ export interface HostView {
 
 export type HostVerdict =
   | { readonly expired: true; readonly reason: string }
-  | { readonly expired: false; readonly phase: HostPhase; readonly endpoint?: string; readonly message: string };
+  | { readonly expired: false; readonly phase: HostPhase; readonly endpoint?: string; readonly ports?: ReachablePort[]; readonly message: string };
 
 /** When the lease ends: from the last renewal (stored, or heard since), or from creation before the first one. */
 export function leaseEnd(request: HostRequest, renewedAt = 0): number {
@@ -36,9 +36,11 @@ export function available(deployment: V1Deployment | undefined): boolean {
   return current && (s.updatedReplicas ?? 0) >= want && (s.availableReplicas ?? 0) >= want;
 }
 
-function endpointOf(service: V1Service | undefined, address: string | undefined): string | undefined {
-  const nodePort = service?.spec?.ports?.[0]?.nodePort;
-  return nodePort === undefined || address === undefined ? undefined : `${address}:${nodePort}`;
+/** Where neighbours reach an exposed component: the address with its first node port, and every port; undefined until each port has one. */
+export function exposedAt(service: V1Service | undefined, address: string | undefined): { endpoint: string; ports: ReachablePort[] } | undefined {
+  const ports = reachablePorts(service);
+  const first = ports?.[0];
+  return ports === undefined || first === undefined || address === undefined ? undefined : { endpoint: `${address}:${String(first.at)}`, ports };
 }
 
 export function hostVerdict(view: HostView): HostVerdict {
@@ -47,14 +49,14 @@ export function hostVerdict(view: HostView): HostVerdict {
   if (request.spec.launch !== true) return { expired: false, phase: 'ACCEPTED', message: 'slice reserved; waiting for the origin to start it (boot dependencies)' };
   if (view.deployment === undefined) return { expired: false, phase: 'SCHEDULED', message: 'creating the Deployment' };
   const exposes = (view.service?.spec?.ports?.length ?? 0) > 0;
-  const endpoint = exposes ? endpointOf(view.service, view.address) : undefined;
-  const reachable = !exposes || endpoint !== undefined;
+  const at = exposes ? exposedAt(view.service, view.address) : undefined;
+  const reachable = !exposes || at !== undefined;
   if (!reachable) return { expired: false, phase: 'SCHEDULED', message: view.address === undefined ? 'no node address to expose it at' : 'waiting for the Service\'s node port' };
   const running = available(view.deployment);
   return {
     expired: false,
     phase: running ? 'LAUNCHED' : 'CONNECTED',
-    ...(endpoint === undefined ? {} : { endpoint }),
+    ...(at === undefined ? {} : at),
     message: running ? 'running' : 'reachable; waiting for its pods to be available',
   };
 }

@@ -17,7 +17,7 @@ import { HOSTED_FOR_LABEL } from '../drone/slicing/kube-input.ts';
 import { reservedFor } from '../drone/host-ledger.ts';
 import type { Resources } from '../drone/model.ts';
 import type { OffloadApi } from './kube.ts';
-import { hostObjects, type HostRequest } from './objects.ts';
+import { dependencyClash, dependencyObjects, hostObjects, type HostRequest } from './objects.ts';
 import { hostVerdict, leaseEnd, publicAddress } from './host-plan.ts';
 import { hostedNames, revisionOf, workloadValidator, type Workload } from './workload.ts';
 
@@ -107,8 +107,8 @@ export class HostSide {
   async onLease(msg: LeaseMessage): Promise<string | undefined> {
     const request = await this.requestFor(msg);
     if (request === undefined) return undefined;
-    const wanted = { workload: msg.workload, revision: msg.revision, launch: msg.launch, dependencies: msg.dependencies, leaseSeconds: msg.leaseSeconds };
-    const held = { workload: request.spec.workload, revision: request.spec.revision, launch: request.spec.launch, dependencies: request.spec.dependencies ?? {}, leaseSeconds: request.spec.leaseSeconds };
+    const wanted = { workload: msg.workload, revision: msg.revision, launch: msg.launch, dependencies: msg.dependencies, dependencyPorts: msg.dependencyPorts ?? {}, leaseSeconds: msg.leaseSeconds };
+    const held = { workload: request.spec.workload, revision: request.spec.revision, launch: request.spec.launch, dependencies: request.spec.dependencies ?? {}, dependencyPorts: request.spec.dependencyPorts ?? {}, leaseSeconds: request.spec.leaseSeconds };
     let current = request;
     if (JSON.stringify(wanted) !== JSON.stringify(held)) current = await this.deps.api.patch('HostRequest', current, { spec: wanted });
     // the renewal is kept in memory and written only when the stored one is half a lease old:
@@ -166,6 +166,10 @@ export class HostSide {
       return {};
     }
     const launched = await this.launch(request, workload, names);
+    if (launched.refused !== undefined) {
+      await this.report(request, { phase: 'FAILED', message: launched.refused });
+      return {};
+    }
     if (launched.created) {
       // the seed's SCHEDULED is seen before the Service is known reachable
       await this.report(request, { phase: 'SCHEDULED', message: 'Deployment created; waiting for its pods' });
@@ -178,21 +182,46 @@ export class HostSide {
     await this.report(request, {
       phase: verdict.phase, message: verdict.message,
       ...(verdict.endpoint === undefined ? {} : { endpoint: verdict.endpoint }),
+      ...(verdict.ports === undefined ? {} : { ports: verdict.ports }),
       ...(verdict.phase === 'LAUNCHED' && spec.revision !== undefined ? { revision: spec.revision } : {}),
     });
     return { requeueAfterMs: Math.max(1_000, leaseEnd(request, this.renewed.get(key)) - Date.now() + 100) };
   };
 
-  /** Once the origin said go: the Deployment and Service, applied when what to run changed. */
-  private async launch(request: HostRequest, workload: Workload, names: { namespace: string; name: string }): Promise<{ deployment?: V1Deployment; service?: V1Service; created: boolean }> {
+  /**
+   * Once the origin said go: the Services of what it depends on first (it finds them under their
+   * names from its first start), then its Deployment and Service; applied when what to run
+   * changed, or one of them went missing.
+   */
+  private async launch(request: HostRequest, workload: Workload, names: { namespace: string; name: string }): Promise<{ deployment?: V1Deployment; service?: V1Service; created: boolean; refused?: string }> {
     const key = `${names.namespace}/${names.name}`;
     const deployment = this.deps.deployments.get(key);
     const service = this.deps.services.get(key);
     if (request.spec.launch !== true) return { deployment, service, created: false };
-    const applied = `${request.spec.revision ?? ''}/${JSON.stringify(request.spec.dependencies ?? {})}`;
-    if (deployment?.metadata?.annotations?.[APPLIED] === applied && service !== undefined) return { deployment, service, created: false };
+    const { dependencies = {}, dependencyPorts = {} } = request.spec;
+    const applied = `${request.spec.revision ?? ''}/${JSON.stringify(dependencies)}/${JSON.stringify(dependencyPorts)}`;
+    const depsHere = Object.keys(dependencyPorts).every((d) => this.deps.services.get(`${names.namespace}/${d}`) !== undefined);
+    if (deployment?.metadata?.annotations?.[APPLIED] === applied && service !== undefined && depsHere) return { deployment, service, created: false };
+    const refused = await this.connectDependencies(request);
+    if (refused !== undefined) return { deployment, service, created: false, refused };
     const objects = hostObjects(request, workload, this.deps.cluster, { ...names, annotations: { [APPLIED]: applied } });
     return { deployment: await this.deps.api.apply(objects.deployment), service: await this.deps.api.apply(objects.service), created: deployment === undefined };
+  }
+
+  /** A Service (and EndpointSlice) per dependency, named as it; why not, when the name is someone else's. */
+  private async connectDependencies(request: HostRequest): Promise<string | undefined> {
+    const namespace = request.metadata.namespace ?? '';
+    const sharers = this.deps.requests.list().filter((r) => r.metadata.namespace === namespace);
+    for (const objects of dependencyObjects(request, sharers)) {
+      const name = objects.service.metadata?.name ?? '';
+      // a Service edgeshifu did not label is not in the cache: the API has the last word
+      const existing = this.deps.services.get(`${namespace}/${name}`) ?? await this.deps.api.get<V1Service>('Service', namespace, name);
+      const clash = dependencyClash(request, name, existing?.metadata);
+      if (clash !== undefined) return clash;
+      await this.deps.api.apply(objects.service);
+      if (objects.slice !== undefined) await this.deps.api.apply(objects.slice);
+    }
+    return undefined;
   }
 
   /** A HostRequest went away (deleted by hand, expired or released): its slice is free again. */
@@ -205,10 +234,12 @@ export class HostSide {
   private async report(request: HostRequest, status: HostRequestStatus & { phase: NonNullable<HostRequestStatus['phase']> }): Promise<void> {
     const previous = request.status ?? {};
     const changed = previous.phase !== status.phase || previous.endpoint !== status.endpoint || previous.message !== status.message
+      || JSON.stringify(previous.ports) !== JSON.stringify(status.ports)
       || (status.revision !== undefined && previous.revision !== status.revision);
     // only this controller writes a HostRequest's status, field by field: no resourceVersion guard,
     // so a lease renewal landing in between does not turn this write into a conflict
-    if (changed) await this.deps.api.patchStatus('HostRequest', { metadata: { name: request.metadata.name, namespace: request.metadata.namespace } }, status);
+    // ports no longer reported are dropped, not merged into the old ones
+    if (changed) await this.deps.api.patchStatus('HostRequest', { metadata: { name: request.metadata.name, namespace: request.metadata.namespace } }, { ports: null, ...status });
     this.tell(request, status);
   }
 
@@ -217,11 +248,13 @@ export class HostSide {
     const previous = request.status ?? {};
     const { origin, app, component } = request.spec;
     const revision = status.revision ?? previous.revision;
-    const said = JSON.stringify([status.phase, status.endpoint, revision]);
+    const said = JSON.stringify([status.phase, status.endpoint, status.ports, revision]);
     if (this.told.get(keyOf(request)) === said) return;
     this.told.set(keyOf(request), said);
     this.send(origin, app, component, {
       phase: status.phase, ...(status.endpoint === undefined ? {} : { endpoint: status.endpoint }),
+      // one port is the endpoint's: said without the field an older origin would refuse
+      ...(status.ports === undefined || status.ports.length < 2 ? {} : { ports: status.ports }),
       ...(revision === undefined ? {} : { revision }), ...(status.phase === 'FAILED' ? { reason: status.message ?? 'failed' } : {}),
     });
     if (status.phase === 'LAUNCHED' && status.revision !== undefined && previous.revision !== status.revision) {

@@ -76,7 +76,8 @@ export class Offloader {
     const agent = this.federation.agent;
     this.origin = new OriginSide({
       api, agent, cluster: settings.droneCluster, deployments: this.deployments, requests: this.offloadRequests, workloads: this.workloads,
-      services: this.services, slices: this.slices,
+      services: this.services, slices: this.slices, nodes: deps.nodes,
+      ...(settings.dronePublicAddress === undefined ? {} : { publicAddress: settings.dronePublicAddress }),
       leaseSeconds: settings.droneLeaseSeconds, releaseTimeoutSeconds: settings.droneReleaseTimeoutSeconds, retrySeconds: settings.droneRetrySeconds, logger,
       settled: () => this.federation.settled(),
     });

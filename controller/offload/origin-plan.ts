@@ -1,7 +1,7 @@
 // The offloading side's decisions over plain data (pure; issue 8, DRONE v2 "Drone offloading"):
 // how a DroneFederatedDeployment's status moves with auctions, agreements, hosts' reports and
 // losses, and what each host is told in its lease.
-import type { ComponentPhase, ComponentStatus, DeploymentPhase, DroneFederatedDeploymentStatus } from '../../shared/crds/drone.ts';
+import type { ComponentPhase, ComponentStatus, DeploymentPhase, DroneFederatedDeploymentStatus, ReachablePort } from '../../shared/crds/drone.ts';
 import type { DroneEvent } from '../drone/agent-core.ts';
 import type { LeaseMessage } from '../drone/messages/index.ts';
 import { LABEL_MANAGED_BY, MANAGED_BY } from '../bundle/names.ts';
@@ -57,6 +57,8 @@ export function applyDecision(status: Status, decision: Decision, self: string):
 export interface Observation {
   readonly phase: ComponentPhase;
   readonly endpoint?: string;
+  /** Every port at the endpoint's address, when a neighbour can reach it there. */
+  readonly ports?: readonly ReachablePort[];
   readonly message?: string;
 }
 
@@ -68,6 +70,8 @@ export function observe(status: Status, seen: ReadonlyMap<string, Observation>):
     const next: ComponentStatus = { ...c, phase: o.phase };
     if (o.endpoint === undefined) delete next.endpoint;
     else next.endpoint = o.endpoint;
+    if (o.ports === undefined) delete next.ports;
+    else next.ports = [...o.ports];
     if (o.message === undefined) delete next.message;
     else next.message = o.message;
     return next;
@@ -93,18 +97,46 @@ export function returnLost(status: Status, lost: ReadonlyMap<string, string>): S
   return { ...status, components, phase: 'SCHEDULING', reason: [...lost.values()].join('; ') };
 }
 
+export interface Readiness {
+  readonly launch: boolean;
+  readonly dependencies: Record<string, string>;
+  /** Every port of each dependency reachable from a neighbour (absent: none is). */
+  readonly dependencyPorts?: Record<string, ReachablePort[]>;
+}
+
 /** Whether a component's boot dependencies are launched, and where they are. */
-export function readiness(dfd: DroneFederatedDeployment, status: Status, component: string): { launch: boolean; dependencies: Record<string, string> } {
+export function readiness(dfd: DroneFederatedDeployment, status: Status, component: string): Readiness {
   const spec = dfd.spec.components.find((c) => c.name === component);
   const byName = new Map(componentsOf(status).map((c) => [c.name, c]));
   const dependencies: Record<string, string> = {};
+  const dependencyPorts: Record<string, ReachablePort[]> = {};
   let launch = true;
   for (const dep of spec?.bootDependencies ?? []) {
     const held = byName.get(dep);
     if (held?.phase !== 'LAUNCHED') launch = false;
     if (held?.endpoint !== undefined) dependencies[dep] = held.endpoint;
+    if (held?.endpoint !== undefined && held.ports !== undefined && held.ports.length > 0) dependencyPorts[dep] = held.ports;
   }
-  return { launch, dependencies };
+  // an older host refuses a lease with a field it does not know: sent only when there is something in it
+  return { launch, dependencies, ...(Object.keys(dependencyPorts).length === 0 ? {} : { dependencyPorts }) };
+}
+
+/** Whether a component placed on a neighbour depends on this one: then it must be reachable from there. */
+export function neededRemotely(dfd: DroneFederatedDeployment, status: Status, component: string, self: string): boolean {
+  const placed = new Map(componentsOf(status).map((c) => [c.name, c.cluster]));
+  return dfd.spec.components.some((c) => (c.bootDependencies ?? []).includes(component) && placed.get(c.name) !== undefined && placed.get(c.name) !== self);
+}
+
+/**
+ * A component running here, as the status shows it: reached as `<component>.<namespace>.svc`
+ * by its neighbours in this cluster, or, when one placed elsewhere needs it, at this cluster's
+ * public address on its node ports (`exposed`); LAUNCHED only once it is reachable where needed.
+ */
+export function localObservation(args: { component: string; namespace: string; running: boolean; firstPort?: number; exposed?: { endpoint: string; ports: ReachablePort[] } | 'unreachable' }): Observation {
+  const { component, namespace, running, exposed } = args;
+  if (exposed === 'unreachable') return { phase: 'SCHEDULED', message: 'waiting for its node ports and this cluster\'s public address, so that a neighbour reaches it' };
+  const at = exposed ?? (args.firstPort === undefined ? {} : { endpoint: `${component}.${namespace}.svc:${String(args.firstPort)}` });
+  return { phase: running ? 'LAUNCHED' : 'SCHEDULED', ...at, message: running ? 'running here' : 'starting here' };
 }
 
 export type LeaseBody = Omit<LeaseMessage, 'v' | 'id' | 'sender' | 'timestamp' | 'hops'>;

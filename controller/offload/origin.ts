@@ -3,7 +3,7 @@
 // neighbour that won them, tracked by one OffloadRequest each; callers reach remote components
 // under their own Service names. Deleting it sends DEL and waits, bounded, for the hosts' DEL_ACK.
 // Reconcile reads the world afresh each time; decisions and host reports only enqueue.
-import type { KubernetesObject, V1Deployment, V1EndpointSlice, V1Service } from '@kubernetes/client-node';
+import type { KubernetesObject, V1Deployment, V1EndpointSlice, V1Node, V1Service } from '@kubernetes/client-node';
 import type { Informer } from '../../shared/kube/informer.ts';
 import type { Logger } from '../../shared/log.ts';
 import { API_VERSION } from '../../shared/crds/resources.ts';
@@ -16,13 +16,13 @@ import { AppliedObjects } from '../applied.ts';
 import type { ReconcileResult } from '../runner.ts';
 import { LABEL_MANAGED_BY, MANAGED_BY } from '../bundle/names.ts';
 import type { OffloadApi } from './kube.ts';
-import { available } from './host-plan.ts';
-import { dependencyEnv, localObjects, remoteObjects } from './objects.ts';
+import { available, exposedAt, publicAddress } from './host-plan.ts';
+import { dependencyEnv, localObjects, reachOf, remoteObjects } from './objects.ts';
 import {
-  applyDecision, deploymentOfApp, leasesFor, observe, readiness, returnLost, serviceClash, startAuction, statusChanged, unplaced,
+  applyDecision, deploymentOfApp, leasesFor, localObservation, neededRemotely, observe, readiness, returnLost, serviceClash, startAuction, statusChanged, unplaced,
   type Decision, type Observation, type Status,
 } from './origin-plan.ts';
-import { jobOf, localDeploymentName, offloadRequestName, validateDeployment, workloadOf, type DroneFederatedDeployment } from './workload.ts';
+import { jobOf, localDeploymentName, offloadRequestName, validateDeployment, workloadOf, type DroneFederatedDeployment, type Workload } from './workload.ts';
 
 export type OffloadRequest = CustomObject<OffloadRequestSpec, OffloadRequestStatus>;
 export const FINALIZER = 'drone.edgeshifu.io/release';
@@ -37,6 +37,9 @@ export interface OriginSideDeps {
   /** Services and EndpointSlices labelled with a component: what was applied is checked against them. */
   readonly services: Informer<V1Service>;
   readonly slices: Informer<V1EndpointSlice>;
+  /** Nodes, for the address neighbours reach this cluster's NodePorts at when none is configured. */
+  readonly nodes: Informer<V1Node>;
+  readonly publicAddress?: string;
   readonly leaseSeconds: number;
   readonly releaseTimeoutSeconds: number;
   readonly retrySeconds: number;
@@ -58,6 +61,7 @@ function reportOf(msg: HostStatusMessage): OffloadRequestStatus {
   return {
     phase: HOST_PHASE[msg.phase], lastHeardTime: new Date().toISOString(),
     ...(msg.endpoint === undefined ? {} : { endpoint: msg.endpoint }),
+    ...(msg.ports === undefined ? {} : { ports: msg.ports }),
     ...(msg.revision === undefined ? {} : { revision: msg.revision }),
     message: msg.phase === 'GONE' ? `host lost it: ${msg.reason ?? ''}` : (msg.reason ?? ''),
   };
@@ -148,8 +152,10 @@ export class OriginSide {
     this.heard.set(`${key}/${msg.component}`, Date.now());
     const status = reportOf(msg);
     const held = request.status ?? {};
-    if (held.phase !== status.phase || held.endpoint !== status.endpoint || held.revision !== status.revision || held.message !== status.message) {
-      await this.deps.api.patchStatus('OffloadRequest', request, status);
+    const samePorts = JSON.stringify(held.ports) === JSON.stringify(status.ports);
+    if (held.phase !== status.phase || held.endpoint !== status.endpoint || !samePorts || held.revision !== status.revision || held.message !== status.message) {
+      // ports a host no longer reports (a component down to one port) are dropped, not merged
+      await this.deps.api.patchStatus('OffloadRequest', request, { ports: null, ...status });
     }
     return key;
   }
@@ -239,42 +245,44 @@ export class OriginSide {
   /** Starts what runs here, and keeps an OffloadRequest and a local Service for what runs elsewhere. */
   private async run(dfd: DroneFederatedDeployment, status: Status): Promise<Map<string, Observation>> {
     const seen = new Map<string, Observation>();
-    const namespace = dfd.metadata.namespace ?? '';
     for (const c of status.components ?? []) {
       const spec = dfd.spec.components.find((s) => s.name === c.name);
       if (c.cluster === undefined || c.app === undefined || spec === undefined) continue;
       const workload = workloadOf(dfd.spec, spec);
-      if (c.cluster === this.deps.cluster) {
-        const { launch, dependencies } = readiness(dfd, status, c.name);
-        if (!launch) {
-          seen.set(c.name, { phase: 'SCHEDULED', message: 'waiting for its boot dependencies' });
-          continue;
-        }
-        const objects = localObjects(dfd, { component: c.name, workload, cluster: this.deps.cluster, env: dependencyEnv(dependencies) });
-        await this.applyOwned(`${keyOf(dfd)}/${c.name}`, objects.deployment);
-        await this.applyOwned(`${keyOf(dfd)}/${c.name}`, objects.service);
-        const running = available(this.deps.workloads.get(`${namespace}/${localDeploymentName(dfd, c.name)}`));
-        const port = workload.ports[0]?.port;
-        seen.set(c.name, { phase: running ? 'LAUNCHED' : 'SCHEDULED', ...(port === undefined ? {} : { endpoint: `${c.name}.${namespace}.svc:${port}` }), message: running ? 'running here' : 'starting here' });
-        continue;
-      }
-      seen.set(c.name, await this.remote(dfd, c.name, { cluster: c.cluster, app: c.app }, workload));
+      seen.set(c.name, c.cluster === this.deps.cluster ? await this.local(dfd, status, c.name, workload) : await this.remote(dfd, c.name, { cluster: c.cluster, app: c.app }, workload));
     }
     return seen;
   }
 
-  private async remote(dfd: DroneFederatedDeployment, component: string, at: { cluster: string; app: string }, workload: ReturnType<typeof workloadOf>): Promise<Observation> {
+  /** A component that runs here, once its boot dependencies do; on a NodePort when a neighbour's component needs it. */
+  private async local(dfd: DroneFederatedDeployment, status: Status, component: string, workload: Workload): Promise<Observation> {
+    const namespace = dfd.metadata.namespace ?? '';
+    const { launch, dependencies } = readiness(dfd, status, component);
+    if (!launch) return { phase: 'SCHEDULED', message: 'waiting for its boot dependencies' };
+    // a component without ports has nothing to reach: it is not waited for
+    const exposed = workload.ports.length > 0 && neededRemotely(dfd, status, component, this.deps.cluster);
+    const objects = localObjects(dfd, { component, workload, cluster: this.deps.cluster, env: dependencyEnv(dependencies), exposed });
+    await this.applyOwned(`${keyOf(dfd)}/${component}`, objects.deployment);
+    const service = await this.applyOwned(`${keyOf(dfd)}/${component}`, objects.service);
+    const running = available(this.deps.workloads.get(`${namespace}/${localDeploymentName(dfd, component)}`));
+    const at = exposed ? exposedAt(service, publicAddress(this.deps.publicAddress, this.deps.nodes.list())) ?? 'unreachable' : undefined;
+    return localObservation({ component, namespace, running, ...(workload.ports[0] === undefined ? {} : { firstPort: workload.ports[0].port }), ...(at === undefined ? {} : { exposed: at }) });
+  }
+
+  private async remote(dfd: DroneFederatedDeployment, component: string, at: { cluster: string; app: string }, workload: Workload): Promise<Observation> {
     const namespace = dfd.metadata.namespace ?? '';
     const name = offloadRequestName(dfd, component);
     const request = this.deps.requests.get(`${namespace}/${name}`);
     if (request === undefined || request.spec.app !== at.app || request.spec.cluster !== at.cluster) return this.assign(dfd, component, at, request);
     const s = request.status ?? {};
-    if (s.endpoint !== undefined) {
-      const objects = remoteObjects(dfd, { component, workload, endpoint: s.endpoint });
+    // a host that reports one port (or an older one) is reached on the first declared port
+    const reach = s.endpoint === undefined ? undefined : reachOf(s.endpoint, s.ports, workload.ports);
+    if (reach !== undefined) {
+      const objects = remoteObjects(dfd, { component, reach });
       await this.applyOwned(`${keyOf(dfd)}/${component}`, objects.service);
       if (objects.slice !== undefined) await this.applyOwned(`${keyOf(dfd)}/${component}`, objects.slice);
     }
-    return { phase: s.phase ?? 'ASSIGNED', ...(s.endpoint === undefined ? {} : { endpoint: s.endpoint }), ...(s.message === undefined || s.message === '' ? {} : { message: s.message }) };
+    return { phase: s.phase ?? 'ASSIGNED', ...(reach === undefined ? {} : { endpoint: s.endpoint, ports: reach.ports }), ...(s.message === undefined || s.message === '' ? {} : { message: s.message }) };
   }
 
   /** The OffloadRequest of a component newly placed on a neighbour: ASSIGNED (on the host's ACK). */
@@ -287,7 +295,7 @@ export class OriginSide {
       spec: { deployment: dfd.metadata.name ?? '', component, app: at.app, cluster: at.cluster },
     });
     // a component that moved starts afresh: what the former host said no longer holds
-    if (previous !== undefined) await this.deps.api.patchStatus('OffloadRequest', { metadata: { name, namespace } }, { phase: 'ASSIGNED', endpoint: null, revision: null, message: `assigned to ${at.cluster}` });
+    if (previous !== undefined) await this.deps.api.patchStatus('OffloadRequest', { metadata: { name, namespace } }, { phase: 'ASSIGNED', endpoint: null, ports: null, revision: null, message: `assigned to ${at.cluster}` });
     this.heard.set(`${keyOf(dfd)}/${component}`, Date.now());
     return { phase: 'ASSIGNED', message: `assigned to ${at.cluster}` };
   }
@@ -347,7 +355,7 @@ export class OriginSide {
   sendLeases(key: string, dfd: DroneFederatedDeployment, status: Status, renew: boolean): void {
     for (const lease of leasesFor(dfd, status, this.deps.cluster, this.deps.leaseSeconds)) {
       const id = `${key}/${lease.component}`;
-      const said = JSON.stringify([lease.to, lease.app, lease.revision, lease.launch, lease.dependencies]);
+      const said = JSON.stringify([lease.to, lease.app, lease.revision, lease.launch, lease.dependencies, lease.dependencyPorts]);
       if (!renew && this.sentLeases.get(id) === said) continue;
       this.sentLeases.set(id, said);
       this.deps.agent.send(lease);
@@ -423,10 +431,13 @@ export class OriginSide {
     return object.kind === 'EndpointSlice' ? this.deps.slices.get(key) : undefined;
   }
 
-  /** Server-side apply of what changed since this process last applied it, or moved in the cache. */
-  private async applyOwned(owner: string, object: KubernetesObject): Promise<void> {
-    if (!this.applied.needs(owner, object, this.cached(object))) return;
-    this.applied.record(owner, object, await this.deps.api.apply(object));
+  /** Server-side apply of what changed since this process last applied it, or moved in the cache; the object as the API has it. */
+  private async applyOwned(owner: string, object: KubernetesObject): Promise<KubernetesObject | undefined> {
+    const cached = this.cached(object);
+    if (!this.applied.needs(owner, object, cached)) return cached;
+    const stored = await this.deps.api.apply(object);
+    this.applied.record(owner, object, stored);
+    return stored;
   }
 
   private forget(key: string): void {

@@ -55,10 +55,54 @@ export function resourcesOf(component: FederatedComponent, where: string): Compo
   return { cpu: cpu * replicas, memory: Math.ceil(memory * replicas), pods: replicas };
 }
 
+const PORT_NAME = /^[a-z]([-a-z0-9]{0,13}[a-z0-9])?$/;
+
+interface ContainerPort {
+  name?: unknown;
+  containerPort?: unknown;
+  protocol?: unknown;
+}
+
+/** The ports the containers declare (TCP and UDP; SCTP is not offered), for a component that lists none itself. */
+export function containerPorts(template: DeploymentTemplate): ServicePort[] {
+  const containers = template.spec.template.spec.containers;
+  if (!Array.isArray(containers)) return [];
+  return (containers as Array<{ ports?: unknown }>).flatMap((c) => (Array.isArray(c.ports) ? c.ports as ContainerPort[] : [])).flatMap((p): ServicePort[] => {
+    const protocol = p.protocol ?? 'TCP';
+    if (!Number.isInteger(p.containerPort) || (protocol !== 'TCP' && protocol !== 'UDP')) return [];
+    const port = p.containerPort as number;
+    if (port < 1 || port > 65_535) return [];
+    // a name a Service port cannot take (a container port's may start with a digit) is left to the default
+    return [{ ...(typeof p.name === 'string' && PORT_NAME.test(p.name) ? { name: p.name } : {}), port, protocol }];
+  });
+}
+
+export type NamedPort = ServicePort & { name: string; protocol: 'TCP' | 'UDP' };
+
+/** Every port named (a Service with several ports needs names): as given, else `<protocol>-<port>`. */
+export function namedPorts(ports: readonly ServicePort[]): NamedPort[] {
+  return ports.map((p) => {
+    const protocol = p.protocol ?? 'TCP';
+    return { ...p, name: p.name ?? `${protocol.toLowerCase()}-${String(p.port)}`, protocol };
+  });
+}
+
+/** Port names and ports must be unique within a component: Kubernetes refuses the Service otherwise. */
+function checkPorts(ports: readonly ServicePort[], where: string): void {
+  const names = new Set<string>();
+  const numbers = new Set<string>();
+  for (const p of namedPorts(ports)) {
+    if (names.has(p.name)) throw new EdgeshifuError('invalid', `${where}: port name "${p.name}" is used twice; give each port its own name`);
+    if (numbers.has(`${p.protocol}/${String(p.port)}`)) throw new EdgeshifuError('invalid', `${where}: port ${String(p.port)}/${p.protocol} is listed twice`);
+    names.add(p.name);
+    numbers.add(`${p.protocol}/${String(p.port)}`);
+  }
+}
+
 export function workloadOf(spec: DroneFederatedDeploymentSpec, component: FederatedComponent): Workload {
   return {
     template: component.template,
-    ports: component.ports ?? [],
+    ports: component.ports ?? containerPorts(component.template),
     overrides: (spec.overrides ?? []).filter((o) => o.component === undefined || o.component === component.name),
   };
 }
@@ -95,9 +139,12 @@ export function jobOf(dfd: DroneFederatedDeployment, args: { origin: string; app
   return { app: args.app, origin: args.origin, components, ...(spec.offload === true ? { offload: true } : {}) };
 }
 
-/** Checks what the schema cannot: every component has containers with images and valid requests. */
+/** Checks what the schema cannot: every component has containers with images and valid requests, and distinct ports. */
 export function validateDeployment(dfd: DroneFederatedDeployment): void {
-  for (const c of dfd.spec.components) resourcesOf(c, `component ${c.name}`);
+  for (const c of dfd.spec.components) {
+    resourcesOf(c, `component ${c.name}`);
+    checkPorts(workloadOf(dfd.spec, c).ports, `component ${c.name}`);
+  }
 }
 
 function hash8(text: string): string {

@@ -22,6 +22,16 @@ export const ServicePort = Type.Object({
 });
 export type ServicePort = Static<typeof ServicePort>;
 
+/** One port of a component as another cluster reaches it: callers' `port`, reached at `at` (a NodePort) on the endpoint's address. */
+export const ReachablePort = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$' }),
+  port: Type.Integer({ minimum: 1, maximum: 65535, description: 'Port callers use.' }),
+  at: Type.Integer({ minimum: 1, maximum: 65535, description: 'Port it is reached at on the endpoint\'s address.' }),
+  protocol: Type.Optional(StringEnum(['TCP', 'UDP'])),
+});
+export type ReachablePort = Static<typeof ReachablePort>;
+const ReachablePorts = (description: string): ReturnType<typeof Type.Array<typeof ReachablePort>> => Type.Array(ReachablePort, { maxItems: 16, description });
+
 /** The Deployment a component runs as (the thesis's `template`): its metadata and spec, without selector. */
 export const DeploymentTemplate = Type.Object({
   metadata: Type.Optional(Type.Object({ labels: Type.Optional(StringMap()), annotations: Type.Optional(StringMap()) })),
@@ -80,6 +90,7 @@ export const ComponentStatus = Type.Object({
   app: Type.Optional(Type.String({ maxLength: 253, description: 'The DRONE app (auction) this component was placed by.' })),
   phase: StringEnum(COMPONENT_PHASES),
   endpoint: Type.Optional(Type.String({ maxLength: 300, description: 'host:port where it is reached.' })),
+  ports: Type.Optional(ReachablePorts('Every port, where a neighbour reaches it at the endpoint\'s address.')),
   message: Type.Optional(Type.String({ maxLength: 1024 })),
 });
 export type ComponentStatus = Static<typeof ComponentStatus>;
@@ -107,6 +118,7 @@ export const OFFLOAD_PHASES = ['ASSIGNED', 'ACCEPTED', 'SCHEDULED', 'CONNECTED',
 export const OffloadRequestStatus = Type.Object({
   phase: Type.Optional(StringEnum(OFFLOAD_PHASES)),
   endpoint: Type.Optional(Type.String({ maxLength: 300 })),
+  ports: Type.Optional(ReachablePorts('Every port of the component at the endpoint\'s address, as the host reported them.')),
   revision: Type.Optional(Type.String({ maxLength: 64, description: 'Revision of the template the host runs (MOD_ACK).' })),
   lastHeardTime: Type.Optional(Timestamp()),
   message: Type.Optional(Type.String({ maxLength: 1024 })),
@@ -123,6 +135,7 @@ export const HostRequestSpec = Type.Object({
   revision: Type.Optional(Type.String({ maxLength: 64 })),
   launch: Type.Optional(Type.Boolean({ description: 'The origin said go: its boot dependencies are launched.' })),
   dependencies: Type.Optional(StringMap({ description: 'component -> host:port of what it depends on.' })),
+  dependencyPorts: Type.Optional(Type.Unsafe<Record<string, ReachablePort[]>>({ type: 'object', additionalProperties: ReachablePorts('Its ports at the dependency\'s address.'), description: 'component -> every port of what it depends on: a Service of that name is made here.' })),
   leaseSeconds: Type.Integer({ minimum: 1, maximum: 86400 }),
 });
 export type HostRequestSpec = Static<typeof HostRequestSpec>;
@@ -132,6 +145,7 @@ export type HostPhase = typeof HOST_PHASES[number];
 export const HostRequestStatus = Type.Object({
   phase: Type.Optional(StringEnum(HOST_PHASES)),
   endpoint: Type.Optional(Type.String({ maxLength: 300 })),
+  ports: Type.Optional(ReachablePorts('Every port of the component at the endpoint\'s address.')),
   revision: Type.Optional(Type.String({ maxLength: 64, description: 'Revision now running.' })),
   lastRenewTime: Type.Optional(Timestamp({ description: 'When the origin last renewed the lease.' })),
   message: Type.Optional(Type.String({ maxLength: 1024 })),

@@ -7,7 +7,7 @@ import { isEdgeshifuError } from '../../shared/errors.ts';
 import { appId, hostedNames, jobOf, revisionOf, validateDeployment, workloadOf, type DroneFederatedDeployment } from '../../controller/offload/workload.ts';
 import { applyDecision, deploymentOfApp, leasesFor, observe, readiness, returnLost, serviceClash, startAuction, unplaced } from '../../controller/offload/origin-plan.ts';
 import { available, hostVerdict, publicAddress } from '../../controller/offload/host-plan.ts';
-import { dependencyEnv, hostObjects, remoteObjects, type HostRequest } from '../../controller/offload/objects.ts';
+import { dependencyEnv, hostObjects, reachOf, remoteObjects, type HostRequest } from '../../controller/offload/objects.ts';
 import { twoComponentApp } from './support.ts';
 
 function dfd(overrides: Partial<DroneFederatedDeployment['spec']> = {}): DroneFederatedDeployment {
@@ -143,14 +143,14 @@ test('the origin reaches a remote component under its own name: EndpointSlice fo
   const d = dfd();
   const db = d.spec.components[1];
   if (db === undefined) throw new Error('no db');
-  const byIp = remoteObjects(d, { component: 'db', workload: workloadOf(d.spec, db), endpoint: '192.0.2.2:30007' });
+  const byIp = remoteObjects(d, { component: 'db', reach: reachOf('192.0.2.2:30007', undefined, workloadOf(d.spec, db).ports) });
   t.is(byIp.service.metadata?.name, 'db');
   t.is(byIp.service.spec?.selector, undefined);
   t.is(byIp.service.spec?.ports?.[0]?.port, 5432);
   t.deepEqual(byIp.slice?.endpoints?.[0]?.addresses, ['192.0.2.2']);
   t.is(byIp.slice?.ports?.[0]?.port, 30007);
   t.is(byIp.slice?.metadata?.labels?.['kubernetes.io/service-name'], 'db');
-  const byName = remoteObjects(d, { component: 'db', workload: workloadOf(d.spec, db), endpoint: 'edge-2.example:30007' });
+  const byName = remoteObjects(d, { component: 'db', reach: reachOf('edge-2.example:30007', undefined, workloadOf(d.spec, db).ports) });
   t.is(byName.service.spec?.type, 'ExternalName');
   t.is(byName.slice, undefined);
 });
