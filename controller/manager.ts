@@ -15,6 +15,7 @@ import { EdgeDeviceReconciler } from './reconcile/edgedevice.ts';
 import { Runner } from './runner.ts';
 import { candidateNode } from './scheduling/candidates.ts';
 import { parseTolerations, type Toleration } from './scheduling/taints.ts';
+import { parseNodeFlags } from './bundle/node-flags.ts';
 import { labelSelectorMatcher } from './selector.ts';
 import type { Topology } from './topology.ts';
 import { World, type EdgeDevice, type EdgeNode } from './world.ts';
@@ -60,6 +61,7 @@ export class Controller {
         imageFor: (protocol: string) => imageFor(config, protocol),
         cpuRequest: config.cpuRequest, memoryRequest: config.memoryRequest, cpuLimit: config.cpuLimit, memoryLimit: config.memoryLimit,
         tolerations: this.tolerations,
+        nodeFlags: parseNodeFlags(config.deviceShifuNodeFlags),
         serviceType: config.serviceType as 'ClusterIP' | 'NodePort' | 'LoadBalancer',
         policy: { cooldownMs: config.rescheduleCooldownSeconds * 1000, betterMemoryRatio: config.betterNodeMemoryRatio, betterDistanceKm: config.betterNodeDistanceKm },
       },

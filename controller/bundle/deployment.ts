@@ -17,6 +17,8 @@ export interface BundleSettings {
   readonly memoryLimit: string;
   /** Node taints deviceShifu may run on (controller configuration); placement honours the same list. */
   readonly tolerations?: readonly Toleration[];
+  /** NODE_FLAGS instead of the image's (parseNodeFlags); absent or empty: the image's. */
+  readonly nodeFlags?: readonly string[];
 }
 
 export interface Placement {
@@ -30,13 +32,14 @@ export interface DeviceInput extends DeviceRef {
   readonly spec: EdgeDeviceSpec;
 }
 
-function env(device: DeviceInput): V1EnvVar[] {
+function env(device: DeviceInput, settings: BundleSettings): V1EnvVar[] {
   const vars: V1EnvVar[] = [
     { name: 'EDGEDEVICE_NAME', value: device.name },
     { name: 'EDGEDEVICE_NAMESPACE', value: device.namespace },
     // deviceShifu binds 127.0.0.1 unless told: in a pod it serves on the pod's address
     { name: 'EDGESHIFU_BIND_ADDRESS', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
   ];
+  if (settings.nodeFlags !== undefined && settings.nodeFlags.length > 0) vars.push({ name: 'NODE_FLAGS', value: settings.nodeFlags.join(' ') });
   // Broker credentials reach the gateway through the kubelet, never through the gateway's own API access.
   const secret = device.spec.protocolSettings?.MQTTSetting?.MQTTServerSecret;
   if (secret !== undefined && secret !== '') {
@@ -58,7 +61,7 @@ function container(device: DeviceInput, settings: BundleSettings): V1Container {
     image: settings.image,
     args: ['deviceshifu'],
     ports: [{ name: 'http', containerPort: HTTP_PORT }, ...(listenPort === undefined ? [] : [{ name: 'tcp', containerPort: listenPort }])],
-    env: env(device),
+    env: env(device, settings),
     volumeMounts: [{ name: 'edgedevice-config', mountPath: CONFIG_MOUNT_PATH, readOnly: true }],
     resources: {
       requests: { cpu: settings.cpuRequest, memory: settings.memoryRequest },

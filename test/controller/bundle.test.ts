@@ -1,10 +1,12 @@
 // The pure builders of a deviceShifu bundle: image by protocol, Service type, the TCP port, the
-// broker Secret reaching the pod through the kubelet, and names a Service can carry.
+// broker Secret reaching the pod through the kubelet, names a Service can carry, and node flags.
 import test from 'ava';
 import { imageFor } from '../../controller/config.ts';
 import { deviceShifuDeployment } from '../../controller/bundle/deployment.ts';
 import { deviceShifuService } from '../../controller/bundle/service.ts';
 import { bundleNames } from '../../controller/bundle/names.ts';
+import { parseNodeFlags } from '../../controller/bundle/node-flags.ts';
+import { isEdgeshifuError } from '../../shared/errors.ts';
 import type { EdgeDeviceSpec } from '../../shared/crds/edgedevice.ts';
 
 const settings = { namespace: 'deviceshifu', image: 'img', cpuRequest: '10m', memoryRequest: '32Mi', cpuLimit: '200m', memoryLimit: '64Mi' };
@@ -43,4 +45,34 @@ test('bundle names follow the seed, and a name no Service can carry is refused',
   for (const bad of ['Thermo', 'thermo.v2', '9lives', `t${'x'.repeat(63)}`]) {
     t.throws(() => bundleNames({ name: bad, namespace: 'devices' }), { message: /cannot name its deviceShifu Service/ }, bad);
   }
+});
+
+test('node flags: none keeps the image\'s; set, they are the pod\'s NODE_FLAGS', (t) => {
+  const spec: EdgeDeviceSpec = { protocol: 'HTTP', address: 'x:1' };
+  const envOf = (nodeFlags: readonly string[] | undefined): Array<[string, string | undefined]> => (deviceShifuDeployment(device(spec), 'cm', placement, { ...settings, ...(nodeFlags === undefined ? {} : { nodeFlags }) })
+    .spec?.template.spec?.containers[0]?.env ?? []).filter((e) => e.name === 'NODE_FLAGS').map((e) => [e.name, e.value]);
+  t.deepEqual(envOf(undefined), []);
+  t.deepEqual(envOf(parseNodeFlags('')), []);
+  t.deepEqual(envOf(parseNodeFlags('  --max-opt=2   --max-semi-space-size=1 ')), [['NODE_FLAGS', '--max-opt=2 --max-semi-space-size=1']]);
+});
+
+test('node flags that are not plain tuning flags are refused, saying why', (t) => {
+  const refused = (text: string): string => {
+    try {
+      parseNodeFlags(text);
+    } catch (err) {
+      t.true(isEdgeshifuError(err, 'invalid'), text);
+      return (err as Error).message;
+    }
+    t.fail(`"${text}" was taken`);
+    return '';
+  };
+  t.regex(refused('--max-opt=2 --require=/tmp/x.js'), /"--require" runs or loads code/);
+  t.regex(refused('--inspect=0.0.0.0:9229'), /"--inspect" runs or loads code, or opens a port/);
+  t.regex(refused('--inspect-brk'), /"--inspect-brk" runs or loads code/);
+  t.regex(refused('--import=data:text/javascript,process.exit()'), /"--import" runs or loads code/);
+  t.regex(refused('--max-opt=$(reboot)'), /"--max-opt=\$\(reboot\)" is not a flag/);
+  t.regex(refused('max-opt=2'), /"max-opt=2" is not a flag: write each as --name or --name=value/);
+  t.regex(refused('--max-opt=2;rm'), /is not a flag/);
+  t.deepEqual(parseNodeFlags('--lite-mode --max-old-space-size=40'), ['--lite-mode', '--max-old-space-size=40']);
 });

@@ -33,6 +33,7 @@ const CASES: ReadonlyArray<{ args: string[]; says: RegExp }> = [
   { args: ['--service-type', 'Ingress'], says: /config\.serviceType must be one of/ },
   { args: ['--no-such-flag'], says: /bad command line: .*no-such-flag/ },
   { args: ['--kubeconfig', unusedKubeconfig(), '--device-shifu-tolerations', 'dedicated=plc:Never'], says: /toleration \\"dedicated=plc:Never\\": effect must be NoSchedule, PreferNoSchedule, NoExecute/ },
+  { args: ['--kubeconfig', unusedKubeconfig(), '--device-shifu-node-flags=--inspect=0.0.0.0:9229'], says: /device-shifu-node-flags: \\"--inspect\\" runs or loads code, or opens a port/ },
 ];
 
 for (const { args, says } of CASES) {
