@@ -11,7 +11,11 @@ export class WorkQueue {
   private readonly dirty = new Set<string>();
   private readonly processing = new Set<string>();
   private readonly failures = new Map<string, number>();
-  private readonly timers = new Map<string, { timer: NodeJS.Timeout; at: number }>();
+  /** When each delayed key is due; the heap below orders them, one timer waits for the first. */
+  private readonly due = new Map<string, number>();
+  private readonly delayed = new DueHeap();
+  private timer: NodeJS.Timeout | undefined;
+  private timerAt = Infinity;
   private readonly takers: Array<(key: string | undefined) => void> = [];
   private closed = false;
   private readonly baseDelayMs: number;
@@ -47,17 +51,38 @@ export class WorkQueue {
       return;
     }
     const at = Date.now() + delayMs;
-    const existing = this.timers.get(key);
-    if (existing !== undefined) {
-      if (existing.at <= at) return;
-      clearTimeout(existing.timer);
-    }
-    const timer = setTimeout(() => {
-      this.timers.delete(key);
+    const existing = this.due.get(key);
+    if (existing !== undefined && existing <= at) return;
+    // one timer for all delayed keys: a timer per key cost ~360 bytes each, and every device
+    // waits for its periodic resync (issue 3, footprint); a replaced entry is skipped when due
+    this.due.set(key, at);
+    this.delayed.push(at, key);
+    this.arm();
+  }
+
+  /** Sets the timer for the first key due, if it is not set for that time already. */
+  private arm(): void {
+    const first = this.delayed.firstAt();
+    if (first === undefined || first >= this.timerAt) return;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timerAt = first;
+    this.timer = setTimeout(() => { this.fire(); }, Math.max(0, first - Date.now()));
+    this.timer.unref();
+  }
+
+  /** Adds every key now due, then waits for the next. */
+  private fire(): void {
+    this.timer = undefined;
+    this.timerAt = Infinity;
+    const now = Date.now();
+    for (let first = this.delayed.firstAt(); first !== undefined && first <= now; first = this.delayed.firstAt()) {
+      const key = this.delayed.pop();
+      // an entry replaced by an earlier delay for the same key is stale
+      if (this.due.get(key) !== first) continue;
+      this.due.delete(key);
       this.add(key);
-    }, delayMs);
-    timer.unref();
-    this.timers.set(key, { timer, at });
+    }
+    if (!this.closed) this.arm();
   }
 
   /** Adds the key after its own backoff, which doubles with each failure. */
@@ -100,8 +125,10 @@ export class WorkQueue {
 
   shutdown(): void {
     this.closed = true;
-    for (const { timer } of this.timers.values()) clearTimeout(timer);
-    this.timers.clear();
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.due.clear();
+    this.delayed.clear();
     for (const taker of this.takers.splice(0)) taker(undefined);
   }
 
@@ -109,5 +136,67 @@ export class WorkQueue {
     this.dirty.delete(key);
     this.processing.add(key);
     taker(key);
+  }
+}
+
+/**
+ * A binary min-heap of (time, key) in two parallel arrays: the times stay unboxed doubles, so an
+ * entry costs two array slots rather than an object.
+ */
+class DueHeap {
+  private readonly ats: number[] = [];
+  private readonly keys: string[] = [];
+
+  firstAt(): number | undefined {
+    return this.ats[0];
+  }
+
+  push(at: number, key: string): void {
+    this.ats.push(at);
+    this.keys.push(key);
+    let i = this.ats.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (this.at(parent) <= at) break;
+      this.move(parent, i);
+      i = parent;
+    }
+    this.ats[i] = at;
+    this.keys[i] = key;
+  }
+
+  /** Removes and answers the first key; only called when firstAt() is defined. */
+  pop(): string {
+    const top = this.keys[0] ?? '';
+    const lastAt = this.ats.pop() ?? 0;
+    const lastKey = this.keys.pop() ?? '';
+    const size = this.ats.length;
+    if (size === 0) return top;
+    let i = 0;
+    for (;;) {
+      const left = 2 * i + 1;
+      if (left >= size) break;
+      const child = left + 1 < size && this.at(left + 1) < this.at(left) ? left + 1 : left;
+      if (this.at(child) >= lastAt) break;
+      this.move(child, i);
+      i = child;
+    }
+    this.ats[i] = lastAt;
+    this.keys[i] = lastKey;
+    return top;
+  }
+
+  clear(): void {
+    this.ats.length = 0;
+    this.keys.length = 0;
+  }
+
+  private at(i: number): number {
+    return this.ats[i] ?? Infinity;
+  }
+
+  private move(from: number, to: number): void {
+    this.ats[to] = this.at(from);
+    this.keys[to] = this.keys[from] ?? '';
   }
 }

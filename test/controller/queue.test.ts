@@ -65,3 +65,24 @@ test('a quick retry is not held back by a long requeue already pending for the k
   t.is(await queue.get(), 'j');
   queue.shutdown();
 });
+
+test('delayed keys arrive in the order they are due, each once, whatever order they were added in', async (t) => {
+  const queue = new WorkQueue();
+  const delays = [37, 5, 23, 6, 61, 1, 44, 12, 30, 18, 9, 50, 2, 27];
+  delays.forEach((delay, i) => { queue.addAfter(`k${String(i)}`, delay); });
+  // a later delay for a key already due sooner changes nothing; an earlier one moves it up
+  queue.addAfter('k0', 100);
+  queue.addAfter('k4', 3);
+  // the queue's timer does not keep the process up (unref): wait on the queue itself
+  await waitFor('every delayed key', () => queue.depth === delays.length ? true : undefined);
+  const order: string[] = [];
+  for (let i = 0; i < delays.length; i++) {
+    const key = await queue.get();
+    order.push(key ?? '');
+    queue.done(key ?? '');
+  }
+  const due = delays.map((delay, i) => ({ key: `k${String(i)}`, delay: i === 4 ? 3 : delay }));
+  t.deepEqual(order, [...due].sort((a, b) => a.delay - b.delay).map((d) => d.key), 'each key once, in the order due');
+  t.is(queue.depth, 0);
+  queue.shutdown();
+});
