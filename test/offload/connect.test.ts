@@ -84,7 +84,8 @@ test.serial('a remote component with two ports is reached from the offloading cl
 
 test.serial('a remote component reaches its local dependency under the dependency\'s name, at the origin\'s node ports, and starts after it', async (t) => {
   // a has memory but little cpu, b the other way round: api (cpu) can only run on b, db (memory) only on a
-  const [a, b] = await startFederation(t, [{ id: 'a', cpu: '500m', memory: '8Gi' }, { id: 'b', cpu: '4', memory: '1Gi' }]);
+  // both controllers on their ServiceAccount tokens: the RBAC in manifests/ covers the way back
+  const [a, b] = await startFederation(t, [{ id: 'a', cpu: '500m', memory: '8Gi' }, { id: 'b', cpu: '4', memory: '1Gi' }], { asServiceAccount: true });
   if (a === undefined || b === undefined) throw new Error('no federation');
   const phases = recordPhases(a, 'shop');
   const apiPhases = recordHostPhases(b, 'api');
