@@ -21,6 +21,7 @@ import { installCrds } from '../test/support/crds.ts';
 import { kubectl } from '../test/support/kubectl.ts';
 import { shifuExample } from '../test/support/shifu/index.ts';
 import { waitFor } from '../test/support/wait.ts';
+import { manifestNodeFlags } from './node-flags.ts';
 import { GROUP, VERSION } from '../shared/crds/resources.ts';
 import { deviceShifuDeployment } from '../controller/bundle/deployment.ts';
 import { deviceShifuService } from '../controller/bundle/service.ts';
@@ -127,8 +128,8 @@ try {
   // the controller
   const controller = new ManagedProcess({
     name: 'controller', command: process.execPath, logFile: join(plane.dir, 'logs', 'controller.log'),
-    // the V8 flags of manifests/controller/deployment.yaml
-    args: ['--max-old-space-size=80', '--max-semi-space-size=1', '--lite-mode', 'dist/bundle/controller.js', '--kubeconfig', kube.kubeconfigPath, '--port', '0', '--no-leader-election', '--workers', '8'],
+    // the flags the image and manifests/controller/deployment.yaml give it
+    args: [...await manifestNodeFlags('manifests/controller/deployment.yaml'), 'dist/bundle/controller.js', '--kubeconfig', kube.kubeconfigPath, '--port', '0', '--no-leader-election', '--workers', '8'],
   });
   controller.start();
   await waitFor('the controller to sync', async () => (await readFile(controller.spec.logFile, 'utf8')).includes('reconciling') ? true : undefined);

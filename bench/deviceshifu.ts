@@ -25,6 +25,7 @@ import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
 import { describeContainerMemory, memoryCgroup, type MemoryCgroup } from './container-memory.ts';
 import { floorEndpoint, HTTP_FLOOR, TLS_WATCH_FLOOR } from './floors.ts';
+import { imageNodeFlags } from './node-flags.ts';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
@@ -42,12 +43,6 @@ const { values } = parseArgs({
 
 interface Started { readonly child: ChildProcess; readonly line: Record<string, unknown> }
 
-/** The V8 flags the image gives every component (Dockerfile ENV NODE_FLAGS). */
-async function imageNodeFlags(): Promise<string[]> {
-  if (values['node-flags'] !== undefined) return values['node-flags'].split(/\s+/).filter(Boolean);
-  const dockerfile = await readFile(new URL('Dockerfile', ROOT), 'utf8');
-  return (/NODE_FLAGS="([^"]*)"/.exec(dockerfile)?.[1] ?? '').split(/\s+/).filter(Boolean);
-}
 
 /** Starts a bundled entrypoint and resolves with the first stdout JSON line that `ready` accepts. */
 async function start(script: string, args: string[], ready: (line: Record<string, unknown>) => boolean, options: { env?: NodeJS.ProcessEnv; flags?: string[]; cgroup?: MemoryCgroup } = {}): Promise<Started> {
@@ -186,7 +181,7 @@ async function main(): Promise<void> {
   const cleanups: Cleanup[] = [];
   try {
     const bundle = new URL(`${values.bundle}/`, ROOT).pathname;
-    const flags = await imageNodeFlags();
+    const flags = values['node-flags'] === undefined ? await imageNodeFlags() : values['node-flags'].split(/\s+/).filter(Boolean);
     const mock = await start(join(bundle, 'mockdevice.js'), ['thermometer'], (l) => typeof l.address === 'string', { env: { MOCKDEVICE_PORT: '0' } });
     children.push(mock.child);
     const files = await thermometerFiles(dir, String(mock.line.address));

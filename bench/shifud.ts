@@ -13,11 +13,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { parseAllDocuments } from 'yaml';
 import { API_VERSION, EDGE_DEVICE, EDGE_NODE, GROUP, VERSION } from '../shared/crds/resources.ts';
 import { KubeClient } from '../shared/kube/client.ts';
 import { describeContainerMemory, memoryCgroup, type MemoryCgroup } from './container-memory.ts';
 import { floorEndpoint, HTTP_FLOOR, TLS_WATCH_FLOOR } from './floors.ts';
+import { manifestNodeFlags } from './node-flags.ts';
 import { Informer } from '../shared/kube/informer.ts';
 import type { KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
 import { startCluster } from '../test/support/controlplane/cluster.ts';
@@ -41,16 +41,6 @@ const NODE = new URL('../node_modules/.bin/node', import.meta.url).pathname;
 const CLOCK_TICKS_PER_SECOND = 100; // Linux USER_HZ
 const SAMPLE_SECONDS = 10; // shifud's default sampleIntervalSeconds
 const NODE_NAME = 'edge-bench';
-
-/** The V8 flags of manifests/shifud/daemonset.yaml (its NODE_FLAGS), unless given. */
-async function daemonSetFlags(): Promise<string[]> {
-  if (values['node-flags'] !== undefined) return values['node-flags'].split(/\s+/).filter(Boolean);
-  const text = await readFile(new URL('../manifests/shifud/daemonset.yaml', import.meta.url), 'utf8');
-  type Env = { name: string; value?: string };
-  const ds = parseAllDocuments(text)[0]?.toJSON() as { spec: { template: { spec: { containers: Array<{ env?: Env[] }> } } } };
-  const flags = ds.spec.template.spec.containers[0]?.env?.find((e) => e.name === 'NODE_FLAGS')?.value ?? '';
-  return flags.split(/\s+/).filter(Boolean);
-}
 
 async function procStatus(pid: number): Promise<{ rss: number; anon: number }> {
   const text = await readFile(`/proc/${pid}/status`, 'utf8');
@@ -108,7 +98,7 @@ const f1 = (n: number): string => n.toFixed(1);
 
 
 async function main(): Promise<void> {
-  const flags = await daemonSetFlags();
+  const flags = values['node-flags'] === undefined ? await manifestNodeFlags('manifests/shifud/daemonset.yaml') : values['node-flags'].split(/\s+/).filter(Boolean);
   const cluster = await startCluster({ name: 'shifud-bench' });
   const children: ChildProcess[] = [];
   const device = await new MockDevice().up();
