@@ -24,7 +24,12 @@ export function markerOf(kind: string, object: KubernetesObject | undefined): nu
     const slice = object as { endpoints?: unknown; ports?: unknown };
     return hashOf([slice.endpoints, slice.ports]);
   }
-  const spec = (object as { spec?: { ports?: unknown; selector?: unknown; type?: unknown; externalName?: unknown } }).spec;
+  return serviceMarker(object);
+}
+
+/** A Service's marker: equal for equal specs, whichever form they come in (a cached record keeps just this). */
+export function serviceMarker(service: KubernetesObject): number {
+  const spec = (service as { spec?: { ports?: unknown; selector?: unknown; type?: unknown; externalName?: unknown } }).spec;
   return hashOf([spec?.ports, spec?.selector, spec?.type, spec?.externalName]);
 }
 

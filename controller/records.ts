@@ -5,7 +5,7 @@
 // capacity (offload/manager.ts reads pods through PodRecord's V1Pod view). Pure.
 import type { V1Container, V1Deployment, V1ObjectMeta, V1Pod, V1PodSpec, V1PodStatus, V1Service } from '@kubernetes/client-node';
 import type { EdgeDevice } from './world.ts';
-import { hashOf } from './applied.ts';
+import { serviceMarker } from './applied.ts';
 import { placedNode } from './bundle/deployment.ts';
 import { ANNOTATION_PLACED_AT, ANNOTATION_PLACEMENT_REASON, deviceOf } from './bundle/names.ts';
 import { podRequests } from './scheduling/candidates.ts';
@@ -184,12 +184,6 @@ export interface ServiceRecord {
   readonly device: string | undefined;
   /** applied.ts's marker of the Service: ports, selector, type, external name. */
   readonly marker: number;
-}
-
-/** The Service marker of applied.ts (markerOf): equal for equal specs, whichever form they come in. */
-export function serviceMarker(service: V1Service): number {
-  const spec = service.spec;
-  return hashOf([spec?.ports, spec?.selector, spec?.type, spec?.externalName]);
 }
 
 export function serviceRecord(service: V1Service): ServiceRecord {

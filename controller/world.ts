@@ -57,13 +57,6 @@ export async function listEach(client: Pick<KubeClient, 'request'>, path: string
   }
 }
 
-/** The whole list, paged as listEach (tests and tools). */
-export async function pagedList<T extends KubernetesObject>(client: Pick<KubeClient, 'request'>, path: string, query: Query | undefined, transform: ((o: T) => T) | undefined): Promise<KubernetesListObject<T>> {
-  const items: T[] = [];
-  const resourceVersion = await listEach(client, path, query, (item) => { items.push(transform === undefined ? item as T : transform(item as T)); });
-  return { metadata: { resourceVersion }, items };
-}
-
 interface Collection<T, C> {
   readonly path: string;
   readonly project: (object: T, key: string) => C;

@@ -40,12 +40,6 @@ export function podRequests(pod: V1Pod): NodeRequests {
   return { cpuMillis: cpu, memory };
 }
 
-/** Running and pending pods hold their requests on their node; finished ones do not. */
-export function holdsResources(pod: V1Pod): boolean {
-  const phase = pod.status?.phase;
-  return pod.spec?.nodeName !== undefined && phase !== 'Succeeded' && phase !== 'Failed';
-}
-
 export interface EdgeNodeView {
   readonly spec?: EdgeNodeSpec;
   readonly status?: EdgeNodeStatus;

@@ -27,12 +27,10 @@ export interface InformerOptions<T extends KubernetesObject, C = T> {
   readonly labelSelector?: string;
   readonly fieldSelector?: string;
   readonly logger?: Logger;
-  /** Slims each object before it is cached (e.g. drop a Pod's status but its phase), as client-go's SetTransform. */
-  readonly transform?: (object: T) => T;
   /**
-   * Caches a compact record of each object instead of the object (after `transform`): the full
-   * object is dropped right after decode. Give it whenever C is not T; handlers, list() and get()
-   * then see records. The record must keep the resourceVersion for `versionOf`, and may keep the key
+   * Caches a compact record (or a slimmed copy) of each object instead of the object, as
+   * client-go's SetTransform: the full object is dropped right after decode. Give it whenever C is
+   * not T; handlers, list() and get() then see records. The record must keep the resourceVersion for `versionOf`, and may keep the key
    * it is given (the cache's own key string) instead of a copy (issue 3, footprint).
    */
   readonly project?: (object: T, key: string) => C;
@@ -189,9 +187,8 @@ export class Informer<T extends KubernetesObject, C = T> {
         delete metadata.annotations['kubectl.kubernetes.io/last-applied-configuration'];
       }
     }
-    const slimmed = this.options.transform ? this.options.transform(received) : received;
     // without `project`, C is T (the options say to give it whenever they differ)
-    return this.options.project ? this.options.project(slimmed, key) : slimmed as unknown as C;
+    return this.options.project ? this.options.project(received, key) : received as unknown as C;
   }
 
   private versionOf(cached: C): string | undefined {

@@ -8,7 +8,7 @@ import { deviceShifuDeployment } from '../../controller/bundle/deployment.ts';
 import { deviceShifuService } from '../../controller/bundle/service.ts';
 import { markerOf } from '../../controller/applied.ts';
 import { compactVersion, deploymentRecord, podRecord, PodRecord, serviceRecord, slimEdgeDevice, StringPool, versionOf } from '../../controller/records.ts';
-import { LIST_PAGE, listEach, pagedList, slimNode, type EdgeDevice } from '../../controller/world.ts';
+import { LIST_PAGE, listEach, slimNode, type EdgeDevice } from '../../controller/world.ts';
 import { Informer, type WatchFn } from '../../shared/kube/informer.ts';
 import { waitFor } from '../support/wait.ts';
 import { candidateNode } from '../../controller/scheduling/candidates.ts';
@@ -132,13 +132,14 @@ test('lists are read page by page through the continue token, each page slimmed 
       return Promise.resolve({ metadata: { resourceVersion: '99', continue: next }, items: pods.slice(start, start + limit) } as T);
     },
   };
-  const list = await pagedList(client, '/api/v1/pods', { fieldSelector: 'status.phase!=Failed' }, (p: { metadata: { name: string } }) => {
+  const items: Array<{ metadata: { name?: string } }> = [];
+  const resourceVersion = await listEach(client, '/api/v1/pods', { fieldSelector: 'status.phase!=Failed' }, (p) => {
     slimmed += 1;
-    return { metadata: { name: p.metadata.name } };
+    items.push({ metadata: { name: p.metadata?.name } });
   });
-  t.is(list.items.length, 600);
-  t.deepEqual(list.items[599], { metadata: { name: 'p599' } });
-  t.is(list.metadata?.resourceVersion, '99');
+  t.is(items.length, 600);
+  t.deepEqual(items[599], { metadata: { name: 'p599' } });
+  t.is(resourceVersion, '99');
   const starts = Array.from({ length: Math.ceil(600 / LIST_PAGE) }, (_, i) => i * LIST_PAGE);
   t.true(starts.length > 1);
   t.deepEqual(asked, starts.map((start) => ({ fieldSelector: 'status.phase!=Failed', limit: LIST_PAGE, continue: start === 0 ? undefined : String(start) })));
