@@ -1,5 +1,5 @@
 // The edgeMap (seed 004): the topology of edgeNodes, edgeDevices and remoteClusters with typed
-// links, on a graphology undirected graph. Pure and synchronous: the controller applies informer
+// links, held in its own vertex table and adjacency (adjacency.ts). Pure and synchronous: the controller applies informer
 // events to it and subscribers (the SSE stream) hear each change.
 //
 // Contract:
@@ -10,8 +10,8 @@
 // - link(a, b) upserts the one undirected link between two existing vertices; unlink is idempotent.
 // - Listeners run synchronously in subscription order; one that throws does not stop the others
 //   nor the mutation: its error goes to `onListenerError`.
-import { UndirectedGraph } from 'graphology';
 import { EdgeshifuError } from '../shared/errors.ts';
+import { Adjacency } from './adjacency.ts';
 import { attributeCheckers, type AttributeCheckers } from './attributes.ts';
 import { checkKey, ordered } from './keys.ts';
 import { checkLinkEnds } from './link-rules.ts';
@@ -31,7 +31,8 @@ export interface EdgeMapOptions {
 type ChangeBody = EdgeMapChange extends infer C ? (C extends EdgeMapChange ? Omit<C, 'seq'> : never) : never;
 
 export class EdgeMap implements EdgeMapView {
-  readonly #graph = new UndirectedGraph<Vertex, Link>({ multi: false, allowSelfLoops: false });
+  readonly #vertices = new Map<string, Vertex>();
+  readonly #links = new Adjacency();
   readonly #byKind = new Map<VertexKind, Set<string>>(VERTEX_KINDS.map((k) => [k, new Set<string>()]));
   readonly #placed = new Map<string, Set<string>>();
   readonly #listeners = new Set<EdgeMapListener>();
@@ -54,8 +55,8 @@ export class EdgeMap implements EdgeMapView {
     return map;
   }
 
-  get order(): number { return this.#graph.order; }
-  get size(): number { return this.#graph.size; }
+  get order(): number { return this.#vertices.size; }
+  get size(): number { return this.#links.size; }
   get seq(): number { return this.#seq; }
   get listenerCount(): number { return this.#listeners.size; }
 
@@ -84,19 +85,17 @@ export class EdgeMap implements EdgeMapView {
     checkLinkEnds(type, ends[0].kind, ends[1].kind, what);
     const [source, target] = ordered(a, b);
     const link: Link = frozenCopy({ ...attributes, source, target, type });
-    const before = this.#graph.hasEdge(source, target) ? this.#graph.getEdgeAttributes(source, target) : undefined;
+    const before = this.#links.get(source, target);
     if (before !== undefined && samePlain(before, link)) return false;
-    if (before === undefined) this.#graph.addEdge(source, target, link);
-    else this.#graph.replaceEdgeAttributes(source, target, link);
+    this.#links.set(link);
     this.#emit({ op: 'link-upserted', link });
     return true;
   }
 
   /** Removes the link between `a` and `b` if there is one (idempotent). */
   unlink(a: string, b: string): boolean {
-    if (!this.#graph.hasNode(a) || !this.#graph.hasNode(b) || !this.#graph.hasEdge(a, b)) return false;
+    if (this.#links.delete(a, b) === undefined) return false;
     const [source, target] = ordered(a, b);
-    this.#graph.dropEdge(source, target);
     this.#emit({ op: 'link-removed', source, target });
     return true;
   }
@@ -108,10 +107,10 @@ export class EdgeMap implements EdgeMapView {
     return () => { this.#listeners.delete(own); };
   }
 
-  has(key: string): boolean { return this.#graph.hasNode(key); }
+  has(key: string): boolean { return this.#vertices.has(key); }
 
   vertex(key: string): Vertex | undefined {
-    return this.#graph.hasNode(key) ? this.#graph.getNodeAttributes(key) : undefined;
+    return this.#vertices.get(key);
   }
 
   keysOf(kind: VertexKind): ReadonlySet<string> {
@@ -123,20 +122,19 @@ export class EdgeMap implements EdgeMapView {
   }
 
   linkBetween(a: string, b: string): Link | undefined {
-    if (!this.#graph.hasNode(a) || !this.#graph.hasNode(b) || !this.#graph.hasEdge(a, b)) return undefined;
-    return this.#graph.getEdgeAttributes(a, b);
+    return this.#links.get(a, b);
   }
 
   forEachNeighbour(key: string, callback: (neighbour: string, link: Link) => void): void {
-    this.#graph.forEachEdge(key, (_edge, link, source, target) => { callback(source === key ? target : source, link); });
+    this.#links.forEach(key, callback);
   }
 
   forEachVertex(callback: (vertex: Vertex) => void): void {
-    this.#graph.forEachNode((_key, vertex) => { callback(vertex); });
+    for (const vertex of this.#vertices.values()) callback(vertex);
   }
 
   forEachLink(callback: (link: Link) => void): void {
-    this.#graph.forEachEdge((_edge, link) => { callback(link); });
+    this.#links.forEachLink(callback);
   }
 
   #upsert(kind: VertexKind, key: string, attributes: object): boolean {
@@ -149,8 +147,7 @@ export class EdgeMap implements EdgeMapView {
     }
     const vertex = frozenCopy({ key, kind, attributes }) as Vertex;
     if (before !== undefined && samePlain(before.attributes, vertex.attributes)) return false;
-    if (before === undefined) this.#graph.addNode(key, vertex);
-    else this.#graph.replaceNodeAttributes(key, vertex);
+    this.#vertices.set(key, vertex);
     this.#keys(kind).add(key);
     this.#replacePlacement(key, before, vertex);
     this.#emit({ op: 'vertex-upserted', vertex });
@@ -163,21 +160,15 @@ export class EdgeMap implements EdgeMapView {
     if (vertex.kind !== kind) {
       throw new EdgeshifuError('invalid', `edgeMap remove ${kind} ${JSON.stringify(key)}: the key names an ${vertex.kind}; remove it as one`);
     }
-    for (const link of this.#linksOf(key)) {
-      this.#graph.dropEdge(link.source, link.target);
+    this.#links.forEach(key, (neighbour, link) => {
+      this.#links.delete(key, neighbour);
       this.#emit({ op: 'link-removed', source: link.source, target: link.target });
-    }
-    this.#graph.dropNode(key);
+    });
+    this.#vertices.delete(key);
     this.#keys(kind).delete(key);
     this.#replacePlacement(key, vertex, undefined);
     this.#emit({ op: 'vertex-removed', key, kind });
     return true;
-  }
-
-  #linksOf(key: string): Link[] {
-    const links: Link[] = [];
-    this.#graph.forEachEdge(key, (_edge, link) => { links.push(link); });
-    return links;
   }
 
   #existing(key: string, what: string): Vertex {
