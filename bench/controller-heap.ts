@@ -147,9 +147,9 @@ function indexed(informer: Informer<V1Pod, ReturnType<typeof podRecord>>): PodIn
   return index;
 }
 
-const devices = await compare('EdgeDevice', edgeDevice, (d) => slimEdgeDevice(d, pool));
+const devices = await compare('EdgeDevice', edgeDevice, (d, key) => slimEdgeDevice(d, pool, key));
 await compare('Deployment', served, (d) => deploymentRecord(d, pool));
-await compare('Service', service, serviceRecord);
+await compare('Service', service, (s) => serviceRecord(s, pool));
 await compare('deviceShifu Pod (+ pod index)', (i) => pod(i, NS), (p, key) => podRecord(p, NS, pool, key), indexed);
 await compare('other Pod (+ pod index)', (i) => pod(i, 'baseline'), (p, key) => podRecord(p, NS, pool, key), indexed);
 rows.push(['applied-object records', await heapOf(() => {

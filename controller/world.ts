@@ -92,15 +92,16 @@ export class World {
     const ns = deviceShifuNamespace;
     const log = (kind: string): Logger => logger.child({ informer: kind });
     const pool = this.strings;
-    this.devices = informer<EdgeDevice, EdgeDevice>(client, log('EdgeDevice'), { path: `/apis/${GROUP}/${VERSION}/edgedevices`, project: (d) => slimEdgeDevice(d, pool) });
+    this.devices = informer<EdgeDevice, EdgeDevice>(client, log('EdgeDevice'), { path: `/apis/${GROUP}/${VERSION}/edgedevices`, project: (d, key) => slimEdgeDevice(d, pool, key) });
     this.edgeNodes = informer<EdgeNode, EdgeNode>(client, log('EdgeNode'), { path: `/apis/${GROUP}/${VERSION}/edgenodes`, project: (n) => n });
     this.nodes = informer<V1Node, V1Node>(client, log('Node'), { path: '/api/v1/nodes', project: slimNode });
     this.pods = informer<V1Pod, PodRecord>(client, log('Pod'), { path: '/api/v1/pods', project: (p, key) => podRecord(p, ns, pool, key),
       query: { fieldSelector: 'status.phase!=Succeeded,status.phase!=Failed' }, versionOf });
     this.deployments = informer<V1Deployment, DeploymentRecord>(client, log('Deployment'), { path: `/apis/apps/v1/namespaces/${ns}/deployments`,
       project: (d) => deploymentRecord(d, pool), query: { labelSelector: MANAGED }, versionOf });
-    this.services = informer<V1Service, ServiceRecord>(client, log('Service'), { path: `/api/v1/namespaces/${ns}/services`, project: serviceRecord, versionOf });
+    this.services = informer<V1Service, ServiceRecord>(client, log('Service'), { path: `/api/v1/namespaces/${ns}/services`, project: (s) => serviceRecord(s, pool), versionOf });
     this.configMaps = informer<V1ConfigMap, V1ConfigMap>(client, log('ConfigMap'), { path: `/api/v1/namespaces/${ns}/configmaps`, project: slimConfigMap });
+    this.devices.on('delete', (_d, key) => { pool.deviceKeys.release(key); });
     // registered before any other handler, so whoever reacts to a pod event sees the index updated
     const index = new PodIndex();
     this.podIndex = index;

@@ -7,8 +7,10 @@ import type { V1Deployment, V1Node, V1Pod, V1Service } from '@kubernetes/client-
 import { deviceShifuDeployment } from '../../controller/bundle/deployment.ts';
 import { deviceShifuService } from '../../controller/bundle/service.ts';
 import { markerOf } from '../../controller/applied.ts';
-import { compactVersion, deploymentRecord, podRecord, PodRecord, serviceRecord, slimEdgeDevice, StringPool, versionOf } from '../../controller/records.ts';
-import { LIST_PAGE, listEach, slimNode, type EdgeDevice } from '../../controller/world.ts';
+import { compactVersion, deploymentRecord, DeviceKeys, podRecord, PodRecord, serviceRecord, slimEdgeDevice, StringPool, versionOf } from '../../controller/records.ts';
+import { LIST_PAGE, listEach, slimNode, World, type EdgeDevice } from '../../controller/world.ts';
+import type { KubeClient } from '../../shared/kube/client.ts';
+import { createLogger } from '../../shared/log.ts';
 import { Informer, type WatchFn } from '../../shared/kube/informer.ts';
 import { waitFor } from '../support/wait.ts';
 import { candidateNode } from '../../controller/scheduling/candidates.ts';
@@ -44,13 +46,13 @@ test('a Service record keeps its owner and the marker a hand edit is judged by',
   const full: V1Service = deviceShifuService(device, 'deviceshifu', 'NodePort');
   Object.assign(full.metadata ?? {}, { resourceVersion: '9' });
   Object.assign(full.spec ?? {}, { clusterIP: '10.96.0.12', clusterIPs: ['10.96.0.12'], sessionAffinity: 'None', ipFamilies: ['IPv4'] });
-  const record = serviceRecord(full);
+  const record = serviceRecord(full, new StringPool());
   t.deepEqual(record, { resourceVersion: 9, device: 'devices/thermometer', marker: markerOf('Service', full) });
   const edited = structuredClone(full);
   Object.assign(edited.spec ?? {}, { type: 'ClusterIP' });
-  t.not(serviceRecord(edited).marker, record.marker, 'a changed type moves the marker');
+  t.not(serviceRecord(edited, new StringPool()).marker, record.marker, 'a changed type moves the marker');
   // a Service of someone else (no device labels) stays ownerless
-  t.is(serviceRecord({ metadata: { name: 'other', labels: { app: 'x' } }, spec: {} }).device, undefined);
+  t.is(serviceRecord({ metadata: { name: 'other', labels: { app: 'x' } }, spec: {} }, new StringPool()).device, undefined);
 });
 
 test("a pod record keeps node, requests, phase, the scheduler's refusal and its device, and reads back as DRONE's pod", (t) => {
@@ -182,4 +184,44 @@ test('an informer with a projection lists page by page and caches records: event
   t.deepEqual(events, ['add x/a n1', 'add x/b n1', 'add x/c n2', 'update x/b n2', 'delete x/c n2'], 'an unchanged resourceVersion is no update');
   t.deepEqual(watched, ['5']);
   t.is(informer.size, 2);
+});
+
+test('deviceShifu records share the cached EdgeDevice key, which is released when the device goes', async (t) => {
+  const edgeDevice = (name: string, resourceVersion: string): EdgeDevice => ({ apiVersion: 'shifu.edgenesis.io/v1alpha1', kind: 'EdgeDevice',
+    metadata: { name, namespace: 'devices', resourceVersion }, spec: { protocol: 'HTTP', address: 'x:1' } });
+  const lists: Record<string, unknown[]> = { edgedevices: [edgeDevice('thermometer', '1'), edgeDevice('camera', '2')], deployments: [served()] };
+  const client = {
+    request: <T>(_method: string, path: string): Promise<T> =>
+      Promise.resolve({ metadata: { resourceVersion: '5' }, items: lists[path.split('/').pop() ?? ''] ?? [] } as T),
+    watch: (path: string, _query: unknown, onEvent: (type: string, object: unknown) => void, signal: AbortSignal): Promise<void> => {
+      if (path.endsWith('/edgedevices')) onEvent('DELETED', edgeDevice('camera', '3'));
+      return new Promise<void>((resolve) => { signal.addEventListener('abort', () => { resolve(); }); });
+    },
+  };
+  const world = new World(client as unknown as KubeClient, 'deviceshifu', createLogger('test', { level: 'silent' }));
+  const keys = world.strings.deviceKeys;
+  t.is(keys.size, 0);
+  await world.start();
+  try {
+    await waitFor('the camera deleted', () => world.devices.size === 1 ? true : undefined);
+    t.deepEqual(world.devices.list().map((d) => d.metadata.name), ['thermometer']);
+    t.is(keys.size, 1, "the deleted device's key is released: the pool holds cached devices only");
+    t.is(keys.shared('devices/thermometer'), 'devices/thermometer');
+    t.is(world.deployments.get('thermometer-deployment', 'deviceshifu')?.device, 'devices/thermometer');
+  } finally {
+    await world.stop();
+  }
+});
+
+test('device keys: the first copy held is the one shared; release and unknown keys', (t) => {
+  const keys = new DeviceKeys();
+  keys.hold('devices/a');
+  keys.hold('devices/a');
+  t.is(keys.size, 1);
+  t.is(keys.shared('devices/a'), 'devices/a');
+  t.is(keys.shared('devices/b'), 'devices/b', 'a key not held is given back as it is, not kept');
+  t.is(keys.size, 1);
+  keys.release('devices/a');
+  keys.release('devices/a');
+  t.is(keys.size, 0);
 });
