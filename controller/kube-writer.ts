@@ -8,6 +8,7 @@ import { kubeStatusOf, toKubeError } from '../shared/kube/errors.ts';
 import { GROUP, VERSION } from '../shared/crds/resources.ts';
 import type { EdgeDeviceStatus } from '../shared/crds/edgedevice.ts';
 import type { EdgeDevice } from './world.ts';
+import { isoTime } from '../shared/time.ts';
 
 export const FIELD_MANAGER = 'edgeshifu-controller';
 
@@ -107,7 +108,7 @@ export class ApiWriter implements KubeWriter {
 
   async event(device: EdgeDevice, type: 'Normal' | 'Warning', reason: string, message: string): Promise<void> {
     const { name = '', namespace = '', uid } = device.metadata;
-    const now = new Date().toISOString();
+    const now = isoTime(Date.now());
     this.count('event', 'Event');
     try {
       await this.client.request('POST', `/api/v1/namespaces/${encodeURIComponent(namespace)}/events`, {

@@ -7,6 +7,7 @@ import type { KubeClient } from '../shared/kube/client.ts';
 import { sleep } from '../shared/backoff.ts';
 import { kubeStatusOf, toKubeError } from '../shared/kube/errors.ts';
 import type { Logger } from '../shared/log.ts';
+import { isoTime } from '../shared/time.ts';
 
 export interface LeaderElectionOptions {
   readonly client: KubeClient;
@@ -145,6 +146,6 @@ export class LeaderElector {
 /** metav1.MicroTime: RFC 3339 with microseconds. */
 function microTime(ms: number): Date {
   const date = new Date(ms);
-  date.toJSON = (): string => date.toISOString().replace('Z', '000Z');
+  date.toJSON = (): string => isoTime(ms).replace('Z', '000Z');
   return date;
 }

@@ -7,6 +7,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Logger } from '../shared/log.ts';
 import { http, type HttpRoute } from '../shared/node-http.ts';
 import type { Registry } from '../shared/prometheus.ts';
+import { setDateHeader } from '../shared/time.ts';
 
 export interface ServerOptions {
   readonly registry: Registry;
@@ -39,6 +40,8 @@ function probes(options: ServerOptions, req: IncomingMessage, res: ServerRespons
 
 async function answer(options: ServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
   try {
+    // Node's own Date header loads ICU's time zone data (shared/time.ts); kubelet probes every few seconds
+    setDateHeader(res);
     if (probes(options, req, res)) return;
     for (const route of options.routes ?? []) if (await route(req, res)) return;
     text(res, 404, 'not found: the controller serves /healthz, /readyz, /metrics and /edgemap\n');

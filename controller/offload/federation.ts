@@ -23,6 +23,7 @@ import { listenAddress, type OffloadSettings } from './settings.ts';
 import { admissionPolicy, imagePrefixes } from './admission.ts';
 import { OffloadApi } from './kube.ts';
 import type { Condition } from '../../shared/crds/schema.ts';
+import { isoTime } from '../../shared/time.ts';
 
 export interface FederationDeps {
   readonly client: KubeClient;
@@ -42,7 +43,7 @@ export function neighbourCondition(federation: Federation, heard: boolean, now: 
   const held = federation.status?.conditions?.find((c) => c.type === 'Connected');
   if (held?.status === status) return undefined;
   return {
-    type: 'Connected', status, lastTransitionTime: now.toISOString(), observedGeneration: federation.metadata.generation,
+    type: 'Connected', status, lastTransitionTime: isoTime(now.getTime()), observedGeneration: federation.metadata.generation,
     reason: heard ? 'AdvertsHeard' : 'NoAdverts',
     message: heard ? `${federation.spec.clusterId}'s slice adverts arrive` : `no live slice advert from ${federation.spec.clusterId}: its broker, the relay or the credentials in ${federation.spec.credentialsSecretRef.namespace}/${federation.spec.credentialsSecretRef.name} may be wrong`,
   };

@@ -20,6 +20,7 @@ import type { OffloadApi } from './kube.ts';
 import { dependencyClash, dependencyObjects, hostObjects, type HostRequest } from './objects.ts';
 import { hostVerdict, leaseEnd, publicAddress } from './host-plan.ts';
 import { hostedNames, revisionOf, workloadValidator, type Workload } from './workload.ts';
+import { isoTime } from '../../shared/time.ts';
 
 export interface HostSideDeps {
   readonly api: OffloadApi;
@@ -116,7 +117,7 @@ export class HostSide {
     this.renewed.set(keyOf(current), Date.now());
     const stored = current.status?.lastRenewTime === undefined ? 0 : new Date(current.status.lastRenewTime).getTime();
     if (Date.now() - stored >= (current.spec.leaseSeconds * 1000) / 2) {
-      current = await this.deps.api.patchStatus('HostRequest', { metadata: { name: current.metadata.name, namespace: current.metadata.namespace } }, { lastRenewTime: new Date().toISOString() }) as HostRequest;
+      current = await this.deps.api.patchStatus('HostRequest', { metadata: { name: current.metadata.name, namespace: current.metadata.namespace } }, { lastRenewTime: isoTime(Date.now()) }) as HostRequest;
     }
     this.told.delete(keyOf(current));
     return keyOf(current);

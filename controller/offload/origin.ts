@@ -23,6 +23,7 @@ import {
   type Decision, type Observation, type Status,
 } from './origin-plan.ts';
 import { jobOf, localDeploymentName, offloadRequestName, validateDeployment, workloadOf, type DroneFederatedDeployment, type Workload } from './workload.ts';
+import { isoTime } from '../../shared/time.ts';
 
 export type OffloadRequest = CustomObject<OffloadRequestSpec, OffloadRequestStatus>;
 export const FINALIZER = 'drone.edgeshifu.io/release';
@@ -59,7 +60,7 @@ const HOST_PHASE: Readonly<Record<HostStatusMessage['phase'], NonNullable<Offloa
 /** A host's report as the OffloadRequest's status. */
 function reportOf(msg: HostStatusMessage): OffloadRequestStatus {
   return {
-    phase: HOST_PHASE[msg.phase], lastHeardTime: new Date().toISOString(),
+    phase: HOST_PHASE[msg.phase], lastHeardTime: isoTime(Date.now()),
     ...(msg.endpoint === undefined ? {} : { endpoint: msg.endpoint }),
     ...(msg.ports === undefined ? {} : { ports: msg.ports }),
     ...(msg.revision === undefined ? {} : { revision: msg.revision }),

@@ -12,6 +12,7 @@ import { deploymentRecord, type DeploymentRecord } from '../records.ts';
 import { nextStatus, statusChanged } from '../status.ts';
 import type { EdgeDevice, World } from '../world.ts';
 import { afterApply, planDevice, type DevicePlan, type PlanSettings } from './plan.ts';
+import { isoTime } from '../../shared/time.ts';
 
 export interface EdgeDeviceReconcilerOptions {
   readonly world: World;
@@ -154,7 +155,7 @@ export class EdgeDeviceReconciler {
 
   private async writeStatus(device: EdgeDevice, plan: DevicePlan, log: Logger): Promise<void> {
     const generation = device.metadata.generation ?? 0;
-    const next = nextStatus(device.status, plan.view, generation, new Date(this.now()).toISOString());
+    const next = nextStatus(device.status, plan.view, generation, isoTime(this.now()));
     if (!statusChanged(device.status, next)) return;
     await this.options.writer.patchStatus(device, next);
     const old = device.status?.conditions?.find((c) => c.type === 'Scheduled');

@@ -12,6 +12,7 @@ import { place, type PlacementDecision, type PlacementPolicy } from '../scheduli
 import type { DeploymentRecord, PodRecord } from '../records.ts';
 import type { ConditionInput, ControllerView } from '../status.ts';
 import type { EdgeDevice } from '../world.ts';
+import { isoTime } from '../../shared/time.ts';
 
 export interface PlanSettings extends Omit<BundleSettings, 'image'> {
   /** The deviceShifu image for a protocol (controller configuration). */
@@ -90,7 +91,7 @@ function readiness(deployment: DeploymentRecord | undefined, node: string, pods:
 
 function placedAt(deployment: DeploymentRecord | undefined, node: string, now: number): string {
   const previous = deployment?.placedAt;
-  return deployment?.node === node && previous !== undefined ? previous : new Date(now).toISOString();
+  return deployment?.node === node && previous !== undefined ? previous : isoTime(now);
 }
 
 /**

@@ -51,3 +51,19 @@ test('routes are tried in order after the probes; unknown paths and other method
   t.is(boom.status, 500);
   t.is((await fetch(`${base}/healthz`)).status, 200, 'still serving');
 });
+
+test("answers carry one Date header written without V8's date formatters, which load ICU's time zone data", async (t) => {
+  const base = await serve(t, [], { ok: true, detail: 'leading' });
+  const calls: string[] = [];
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- kept to call with the Date as `this`, and to put back
+  const { toUTCString, toISOString } = Date.prototype;
+  Date.prototype.toUTCString = function (this: Date) { calls.push('toUTCString'); return toUTCString.call(this); };
+  Date.prototype.toISOString = function (this: Date) { calls.push('toISOString'); return toISOString.call(this); };
+  t.teardown(() => { Date.prototype.toUTCString = toUTCString; Date.prototype.toISOString = toISOString; });
+  for (const path of ['/healthz', '/readyz', '/metrics', '/nowhere']) {
+    const res = await fetch(`${base}${path}`);
+    await res.text();
+    t.regex(res.headers.get('date') ?? '', /^\w{3}, \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/, path);
+  }
+  t.deepEqual(calls, []);
+});
