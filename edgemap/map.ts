@@ -28,12 +28,19 @@ export interface EdgeMapOptions {
   readonly onListenerError?: (err: unknown, change: EdgeMapChange) => void;
 }
 
+const INDEXED_KINDS = VERTEX_KINDS.filter((k): k is IndexedKind => k !== 'edgeDevice');
+type IndexedKind = Exclude<VertexKind, 'edgeDevice'>;
+
 type ChangeBody = EdgeMapChange extends infer C ? (C extends EdgeMapChange ? Omit<C, 'seq'> : never) : never;
 
 export class EdgeMap implements EdgeMapView {
   readonly #vertices = new Map<string, Vertex>();
   readonly #links = new Adjacency();
-  readonly #byKind = new Map<VertexKind, Set<string>>(VERTEX_KINDS.map((k) => [k, new Set<string>()]));
+  /**
+   * Nodes' and clusters' keys, which queries go through by kind; devices are not indexed: one Set
+   * entry each cost ~40 bytes at 10,000 devices (issue 3), and nothing hot lists them by kind.
+   */
+  readonly #byKind = new Map<IndexedKind, Set<string>>(INDEXED_KINDS.map((k) => [k, new Set<string>()]));
   readonly #placed = new Map<string, Set<string>>();
   readonly #listeners = new Set<EdgeMapListener>();
   readonly #check: AttributeCheckers = attributeCheckers();
@@ -113,8 +120,12 @@ export class EdgeMap implements EdgeMapView {
     return this.#vertices.get(key);
   }
 
+  /** Keys of one kind: a live set for nodes and clusters, a new one (a pass over the map) for devices. */
   keysOf(kind: VertexKind): ReadonlySet<string> {
-    return this.#byKind.get(kind) ?? new Set();
+    if (kind !== 'edgeDevice') return this.#byKind.get(kind) ?? new Set();
+    const devices = new Set<string>();
+    for (const vertex of this.#vertices.values()) if (vertex.kind === kind) devices.add(vertex.key);
+    return devices;
   }
 
   devicesPlacedOn(node: string): ReadonlySet<string> {
@@ -148,7 +159,7 @@ export class EdgeMap implements EdgeMapView {
     const vertex = frozenCopy({ key, kind, attributes }) as Vertex;
     if (before !== undefined && samePlain(before.attributes, vertex.attributes)) return false;
     this.#vertices.set(key, vertex);
-    this.#keys(kind).add(key);
+    if (kind !== 'edgeDevice') this.#keys(kind).add(key);
     this.#replacePlacement(key, before, vertex);
     this.#emit({ op: 'vertex-upserted', vertex });
     return true;
@@ -165,7 +176,7 @@ export class EdgeMap implements EdgeMapView {
       this.#emit({ op: 'link-removed', source: link.source, target: link.target });
     });
     this.#vertices.delete(key);
-    this.#keys(kind).delete(key);
+    if (kind !== 'edgeDevice') this.#keys(kind).delete(key);
     this.#replacePlacement(key, vertex, undefined);
     this.#emit({ op: 'vertex-removed', key, kind });
     return true;
@@ -177,7 +188,7 @@ export class EdgeMap implements EdgeMapView {
     return vertex;
   }
 
-  #keys(kind: VertexKind): Set<string> {
+  #keys(kind: IndexedKind): Set<string> {
     let keys = this.#byKind.get(kind);
     if (keys === undefined) this.#byKind.set(kind, keys = new Set());
     return keys;

@@ -10,6 +10,7 @@ export interface EdgeMapView {
   readonly seq: number;
   has(key: string): boolean;
   vertex(key: string): Vertex | undefined;
+  /** Keys of one kind (for edgeDevice a fresh set: devices are not indexed by kind). */
   keysOf(kind: VertexKind): ReadonlySet<string>;
   /** Devices whose deviceShifu is placed on `node` (attribute nodeName), whether or not the node exists. */
   devicesPlacedOn(node: string): ReadonlySet<string>;

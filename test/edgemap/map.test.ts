@@ -122,3 +122,18 @@ for (const [what, call, kind, message] of badInput) {
     t.is(map.seq, seq);
   });
 }
+
+test('keysOf lists each kind, devices included, and follows removals', (t) => {
+  const map = new EdgeMap();
+  map.upsertNode('line-a');
+  map.upsertCluster('munich');
+  map.upsertDevice('plant/thermo', { nodeName: 'line-a' });
+  map.upsertDevice('plant/arm');
+  t.deepEqual([...map.keysOf('edgeDevice')].sort(), ['plant/arm', 'plant/thermo']);
+  t.deepEqual([...map.keysOf('edgeNode')], ['line-a']);
+  t.deepEqual([...map.keysOf('remoteCluster')], ['munich']);
+  map.removeDevice('plant/arm');
+  map.removeCluster('munich');
+  t.deepEqual([...map.keysOf('edgeDevice')], ['plant/thermo']);
+  t.deepEqual([...map.keysOf('remoteCluster')], []);
+});
