@@ -106,8 +106,8 @@ export class World {
     const index = new PodIndex();
     this.podIndex = index;
     this.pods.on('add', (p) => { index.upsert(p); });
-    this.pods.on('update', (p) => { index.upsert(p); });
-    this.pods.on('delete', (_p, key) => { index.remove(key); });
+    this.pods.on('update', (p, _key, previous) => { index.upsert(p, previous); });
+    this.pods.on('delete', (_p, _key, previous) => { index.remove(previous); });
   }
 
   private all(): Array<Pick<Informer<KubernetesObject, unknown>, 'start' | 'stop'>> {

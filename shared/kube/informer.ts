@@ -68,8 +68,12 @@ async function clientNodeWatch(kc: KubeConfig): Promise<WatchFn> {
   };
 }
 
-/** A handler hears the cached form (a record when projected) and the object's key (`namespace/name`). */
-export type InformerHandler<C> = (object: C, key: string) => void;
+/**
+ * A handler hears the cached form (a record when projected), the object's key (`namespace/name`)
+ * and, on update and delete, the form it replaces in the cache: an index kept beside the cache
+ * takes back what the previous version added without holding a copy of its own.
+ */
+export type InformerHandler<C> = (object: C, key: string, previous?: C) => void;
 
 export class Informer<T extends KubernetesObject, C = T> {
   private readonly options: InformerOptions<T, C>;
@@ -130,10 +134,10 @@ export class Informer<T extends KubernetesObject, C = T> {
     return this.stopper.signal.aborted;
   }
 
-  private emit(event: InformerEvent, object: C, key: string): void {
+  private emit(event: InformerEvent, object: C, key: string, previous?: C): void {
     for (const handler of this.handlers[event]) {
       try {
-        handler(object, key);
+        handler(object, key, previous);
       } catch (err) {
         this.options.logger?.error({ err, event, key }, 'informer handler threw');
       }
@@ -172,7 +176,7 @@ export class Informer<T extends KubernetesObject, C = T> {
     for (const [key, object] of this.cache) {
       if (!seen.has(key)) {
         this.cache.delete(key);
-        this.emit('delete', object, key);
+        this.emit('delete', object, key, object);
       }
     }
     this.resourceVersion = resourceVersion ?? '';
@@ -200,7 +204,7 @@ export class Informer<T extends KubernetesObject, C = T> {
     const old = this.cache.get(key);
     this.cache.set(key, object);
     if (old === undefined) this.emit('add', object, key);
-    else if (this.versionOf(old) !== this.versionOf(object)) this.emit('update', object, key);
+    else if (this.versionOf(old) !== this.versionOf(object)) this.emit('update', object, key, old);
   }
 
   private handleEvent(type: string, raw: unknown): void {
@@ -213,8 +217,9 @@ export class Informer<T extends KubernetesObject, C = T> {
     if (type === 'BOOKMARK') return;
     const key = objectKey(object);
     if (type === 'DELETED') {
+      const previous = this.cache.get(key);
       this.cache.delete(key);
-      this.emit('delete', this.slim(object, key), key);
+      this.emit('delete', this.slim(object, key), key, previous);
     } else {
       this.upsert(key, object);
     }

@@ -29,13 +29,22 @@ function v1Pod(shape: PodShape): V1Pod {
 const pool = new StringPool();
 /** The pod as the informer caches it. */
 const pod = (shape: PodShape): PodRecord => podRecord(v1Pod(shape), 'deviceshifu', pool);
+/** Feeds an index as the pod informer does: each update and delete with the version it replaces. */
+function feed(index: PodIndex): { upsert: (pod: PodRecord) => void; remove: (key: string) => void } {
+  const cached = new Map<string, PodRecord>();
+  return {
+    upsert: (pod) => { index.upsert(pod, cached.get(pod.key)); cached.set(pod.key, pod); },
+    remove: (key) => { index.remove(cached.get(key)); cached.delete(key); },
+  };
+}
 const names = (pods: ReadonlyArray<{ readonly metadata?: { readonly name?: string } }>): string[] => pods.map((p) => p.metadata?.name ?? '').sort();
 
 test('adds sum the requests of the pods on each node', (t) => {
   const index = new PodIndex();
-  index.upsert(pod({ name: 'a', node: 'n1', cpu: '500m', memory: '1Gi' }));
-  index.upsert(pod({ name: 'b', node: 'n1', cpu: '250m', memory: '512Mi' }));
-  index.upsert(pod({ name: 'c', node: 'n2', cpu: '1' }));
+  const events = feed(index);
+  events.upsert(pod({ name: 'a', node: 'n1', cpu: '500m', memory: '1Gi' }));
+  events.upsert(pod({ name: 'b', node: 'n1', cpu: '250m', memory: '512Mi' }));
+  events.upsert(pod({ name: 'c', node: 'n2', cpu: '1' }));
   t.deepEqual(index.requestsOn('n1'), { cpuMillis: 750, memory: 1536 * Mi });
   t.deepEqual(index.requestsOn('n2'), { cpuMillis: 1000, memory: 32 * Mi });
   t.is(index.requestsOn('n3'), undefined);
@@ -44,19 +53,21 @@ test('adds sum the requests of the pods on each node', (t) => {
 
 test('a pending pod not yet bound holds nothing until the scheduler binds it', (t) => {
   const index = new PodIndex();
-  index.upsert(pod({ name: 'a', phase: 'Pending' }));
+  const events = feed(index);
+  events.upsert(pod({ name: 'a', phase: 'Pending' }));
   t.is(index.nodeCount, 0);
-  index.upsert(pod({ name: 'a', phase: 'Pending', node: 'n1' }));
+  events.upsert(pod({ name: 'a', phase: 'Pending', node: 'n1' }));
   t.deepEqual(index.requestsOn('n1'), { cpuMillis: 10, memory: 32 * Mi });
 });
 
 test('an update takes back the previous version: requests changed, node changed', (t) => {
   const index = new PodIndex();
-  index.upsert(pod({ name: 'a', node: 'n1', memory: '1Gi' }));
-  index.upsert(pod({ name: 'b', node: 'n1', memory: '1Gi' }));
-  index.upsert(pod({ name: 'a', node: 'n1', memory: '2Gi' }));
+  const events = feed(index);
+  events.upsert(pod({ name: 'a', node: 'n1', memory: '1Gi' }));
+  events.upsert(pod({ name: 'b', node: 'n1', memory: '1Gi' }));
+  events.upsert(pod({ name: 'a', node: 'n1', memory: '2Gi' }));
   t.deepEqual(index.requestsOn('n1'), { cpuMillis: 20, memory: 3072 * Mi });
-  index.upsert(pod({ name: 'a', node: 'n2', memory: '2Gi' }));
+  events.upsert(pod({ name: 'a', node: 'n2', memory: '2Gi' }));
   t.deepEqual(index.requestsOn('n1'), { cpuMillis: 10, memory: 1024 * Mi });
   t.deepEqual(index.requestsOn('n2'), { cpuMillis: 10, memory: 2048 * Mi });
   t.is(index.size, 2);
@@ -64,59 +75,63 @@ test('an update takes back the previous version: requests changed, node changed'
 
 test('a pod that succeeds or fails gives its requests back, and a restart of the same name takes them again', (t) => {
   const index = new PodIndex();
-  index.upsert(pod({ name: 'job', node: 'n1', memory: '1Gi' }));
-  index.upsert(pod({ name: 'web', node: 'n1', memory: '1Gi' }));
-  index.upsert(pod({ name: 'job', node: 'n1', memory: '1Gi', phase: 'Succeeded' }));
+  const events = feed(index);
+  events.upsert(pod({ name: 'job', node: 'n1', memory: '1Gi' }));
+  events.upsert(pod({ name: 'web', node: 'n1', memory: '1Gi' }));
+  events.upsert(pod({ name: 'job', node: 'n1', memory: '1Gi', phase: 'Succeeded' }));
   t.deepEqual(index.requestsOn('n1'), { cpuMillis: 10, memory: 1024 * Mi });
-  index.upsert(pod({ name: 'web', node: 'n1', memory: '1Gi', phase: 'Failed' }));
+  events.upsert(pod({ name: 'web', node: 'n1', memory: '1Gi', phase: 'Failed' }));
   t.is(index.requestsOn('n1'), undefined, 'a node with nothing left drops out');
   t.is(index.size, 2, 'finished pods stay known until deleted');
-  index.upsert(pod({ name: 'job', node: 'n1', memory: '1Gi', phase: 'Running' }));
+  events.upsert(pod({ name: 'job', node: 'n1', memory: '1Gi', phase: 'Running' }));
   t.deepEqual(index.requestsOn('n1'), { cpuMillis: 10, memory: 1024 * Mi });
 });
 
 test('a delete takes back exactly what the pod held, even when the deleted copy differs', (t) => {
   const index = new PodIndex();
-  index.upsert(pod({ name: 'a', node: 'n1', memory: '1Gi' }));
-  index.upsert(pod({ name: 'b', node: 'n1', memory: '1Gi' }));
+  const events = feed(index);
+  events.upsert(pod({ name: 'a', node: 'n1', memory: '1Gi' }));
+  events.upsert(pod({ name: 'b', node: 'n1', memory: '1Gi' }));
   // a watch DELETED carries the last state, which may not be the one cached
-  index.remove(pod({ name: 'a', node: 'elsewhere', memory: '5Gi', phase: 'Failed' }).key);
+  events.remove(pod({ name: 'a', node: 'elsewhere', memory: '5Gi', phase: 'Failed' }).key);
   t.deepEqual(index.requestsOn('n1'), { cpuMillis: 10, memory: 1024 * Mi });
-  index.remove(pod({ name: 'a' }).key);
-  index.remove(pod({ name: 'never-seen' }).key);
+  events.remove(pod({ name: 'a' }).key);
+  events.remove(pod({ name: 'never-seen' }).key);
   t.deepEqual(index.requestsOn('n1'), { cpuMillis: 10, memory: 1024 * Mi });
-  index.remove(pod({ name: 'b' }).key);
+  events.remove(pod({ name: 'b' }).key);
   t.is(index.nodeCount, 0);
   t.is(index.size, 0);
 });
 
 test('pods with the same name in two namespaces are two pods', (t) => {
   const index = new PodIndex();
-  index.upsert(pod({ name: 'a', node: 'n1', memory: '1Gi' }));
-  index.upsert(pod({ name: 'a', namespace: 'other', node: 'n1', memory: '1Gi' }));
+  const events = feed(index);
+  events.upsert(pod({ name: 'a', node: 'n1', memory: '1Gi' }));
+  events.upsert(pod({ name: 'a', namespace: 'other', node: 'n1', memory: '1Gi' }));
   t.deepEqual(index.requestsOn('n1'), { cpuMillis: 20, memory: 2048 * Mi });
-  index.remove(pod({ name: 'a', namespace: 'other' }).key);
+  events.remove(pod({ name: 'a', namespace: 'other' }).key);
   t.deepEqual(index.requestsOn('n1'), { cpuMillis: 10, memory: 1024 * Mi });
 });
 
 test("a device's pods are those in the deviceShifu namespace bearing its labels, following relabels and deletes", (t) => {
   const index = new PodIndex();
+  const events = feed(index);
   const thermometer = { name: 'thermometer', namespace: 'devices' };
-  index.upsert(pod({ name: 'thermometer-1', device: 'thermometer', phase: 'Pending' }));
-  index.upsert(pod({ name: 'thermometer-2', device: 'thermometer', node: 'n1' }));
-  index.upsert(pod({ name: 'camera-1', device: 'camera', node: 'n1' }));
-  index.upsert(pod({ name: 'impostor', namespace: 'default', device: 'thermometer', node: 'n1' }));
+  events.upsert(pod({ name: 'thermometer-1', device: 'thermometer', phase: 'Pending' }));
+  events.upsert(pod({ name: 'thermometer-2', device: 'thermometer', node: 'n1' }));
+  events.upsert(pod({ name: 'camera-1', device: 'camera', node: 'n1' }));
+  events.upsert(pod({ name: 'impostor', namespace: 'default', device: 'thermometer', node: 'n1' }));
   t.deepEqual(names(index.podsOf(thermometer)), ['thermometer-1', 'thermometer-2']);
   t.deepEqual(names(index.podsOf({ name: 'camera', namespace: 'devices' })), ['camera-1']);
   t.deepEqual(index.podsOf({ name: 'thermometer', namespace: 'elsewhere' }), []);
 
   // the newest version is what the device sees
-  index.upsert(pod({ name: 'thermometer-1', device: 'thermometer', node: 'n2' }));
+  events.upsert(pod({ name: 'thermometer-1', device: 'thermometer', node: 'n2' }));
   t.is(index.podsOf(thermometer).find((p) => p.key === 'deviceshifu/thermometer-1')?.node, 'n2');
   // a pod relabelled away leaves the device
-  index.upsert(pod({ name: 'thermometer-2', node: 'n1' }));
+  events.upsert(pod({ name: 'thermometer-2', node: 'n1' }));
   t.deepEqual(names(index.podsOf(thermometer)), ['thermometer-1']);
-  index.remove(pod({ name: 'thermometer-1' }).key);
+  events.remove(pod({ name: 'thermometer-1' }).key);
   t.deepEqual(index.podsOf(thermometer), []);
   t.deepEqual(index.requestsOn('n1'), { cpuMillis: 30, memory: 96 * Mi }, 'node totals count every namespace');
 });
@@ -124,6 +139,7 @@ test("a device's pods are those in the deviceShifu namespace bearing its labels,
 test('the index matches a full recount after a random run of events', (t) => {
   // a deterministic pseudo-random sequence: adds, moves, phase changes and deletes over 50 pods
   const index = new PodIndex();
+  const events = feed(index);
   const live = new Map<string, V1Pod>();
   let seed = 42;
   const next = (n: number): number => { seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31; return seed % n; };
@@ -131,11 +147,11 @@ test('the index matches a full recount after a random run of events', (t) => {
   for (let step = 0; step < 2000; step++) {
     const name = `p${String(next(50))}`;
     if (next(5) === 0) {
-      index.remove(pod({ name }).key);
+      events.remove(pod({ name }).key);
       live.delete(name);
     } else {
       const p = v1Pod({ name, node: next(4) === 0 ? undefined : `n${String(next(5))}`, phase: phases[next(4)], memory: `${String(1 + next(64))}Mi`, cpu: `${String(1 + next(500))}m`, device: `d${String(next(3))}` });
-      index.upsert(podRecord(p, 'deviceshifu', pool));
+      events.upsert(podRecord(p, 'deviceshifu', pool));
       live.set(name, p);
     }
   }

@@ -225,3 +225,40 @@ test('device keys: the first copy held is the one shared; release and unknown ke
   keys.release('devices/a');
   t.is(keys.size, 0);
 });
+
+test("the pod index follows the pod informer's events, each taking back the version it replaces", async (t) => {
+  const labels = { 'shifu.edgenesis.io/edgedevice': 'thermometer', 'shifu.edgenesis.io/edgedevice-namespace': 'devices' };
+  const pod = (resourceVersion: string, nodeName: string, memory: string): V1Pod => ({ metadata: { name: 'thermometer-1', namespace: 'deviceshifu', resourceVersion, labels },
+    spec: { nodeName, containers: [{ name: 'c', resources: { requests: { cpu: '100m', memory } } }] }, status: { phase: 'Running' } });
+  let push: ((type: string, object: unknown) => void) | undefined;
+  const client = {
+    request: <T>(_method: string, path: string): Promise<T> =>
+      Promise.resolve({ metadata: { resourceVersion: '5' }, items: path === '/api/v1/pods' ? [pod('1', 'n1', '1Gi')] : [] } as T),
+    watch: (path: string, _query: unknown, onEvent: (type: string, object: unknown) => void, signal: AbortSignal): Promise<void> => {
+      if (path === '/api/v1/pods') push = onEvent;
+      return new Promise<void>((resolve) => { signal.addEventListener('abort', () => { resolve(); }); });
+    },
+  };
+  const world = new World(client as unknown as KubeClient, 'deviceshifu', createLogger('test', { level: 'silent' }));
+  await world.start();
+  try {
+    const index = world.podIndex;
+    const thermometer = { name: 'thermometer', namespace: 'devices' };
+    t.deepEqual(index.requestsOn('n1'), { cpuMillis: 100, memory: 2 ** 30 });
+    const send = await waitFor('the pod watch', () => push);
+    send('MODIFIED', pod('2', 'n2', '2Gi'));
+    t.is(index.requestsOn('n1'), undefined, 'the moved pod left n1');
+    t.deepEqual(index.requestsOn('n2'), { cpuMillis: 100, memory: 2 * 2 ** 30 });
+    t.is(index.podsOf(thermometer)[0]?.node, 'n2');
+    send('MODIFIED', pod('2', 'n2', '2Gi'));
+    t.deepEqual(index.requestsOn('n2'), { cpuMillis: 100, memory: 2 * 2 ** 30 }, 'an unchanged version is counted once');
+    // the DELETED copy may differ from the cached one: what the cached one added is taken back
+    send('DELETED', pod('3', 'n9', '5Gi'));
+    t.is(index.requestsOn('n2'), undefined);
+    t.is(index.nodeCount, 0);
+    t.is(index.size, 0);
+    t.deepEqual(index.podsOf(thermometer), []);
+  } finally {
+    await world.stop();
+  }
+});
