@@ -5,6 +5,7 @@
 import { performance } from 'node:perf_hooks';
 import type { DroneEvent, Timers } from '../controller/drone/agent-core.ts';
 import type { Component } from '../controller/drone/model.ts';
+import type { EmbeddedBroker } from '../shared/bus/broker.ts';
 import { startAedes } from '../test/drone/support/brokers.ts';
 import { keyringFor } from '../test/drone/support/keys.ts';
 import { startFederation, waitForAdverts, type FederatedCluster } from '../test/drone/support/federation.ts';
@@ -29,6 +30,10 @@ export interface GroupSpec {
   readonly tree?: boolean;
   /** Providers an origin calls per round (DroneConfig.fanout; 0: all); the agent's default when absent. */
   readonly fanout?: number;
+  /** false: each cluster's agent and relay reach its broker over loopback TCP, not in memory (BusOptions.broker). */
+  readonly inProcess?: boolean;
+  /** false: one message per recipient instead of one for all (DroneAgentOptions.multicast). */
+  readonly multicast?: boolean;
 }
 
 /** Agent publishes, relay forwards, and this process's CPU time (user + system, ms): less noisy than latency on a shared machine. */
@@ -54,6 +59,7 @@ export class BenchGroup {
   private readonly spec: GroupSpec;
   private readonly stops: Array<() => Promise<void> | void> = [];
   private clusters = new Map<string, FederatedCluster>();
+  private readonly brokers = new Map<string, EmbeddedBroker>();
   private readonly agreedAt = new Map<string, number>();
   /** Agent publishes by message kind. */
   private readonly kinds: Record<string, number> = {};
@@ -69,6 +75,7 @@ export class BenchGroup {
     for (const id of mine) {
       const b = await startAedes(id, this.spec.ids);
       this.stops.push(() => b.broker.stop());
+      this.brokers.set(id, b.broker);
       urls[id] = b.url;
     }
     if (!this.spec.relays) for (const id of this.spec.ids) urls[id] = urls[mine[0] ?? ''] ?? '';
@@ -80,8 +87,9 @@ export class BenchGroup {
     this.clusters = await startFederation({
       ids: this.spec.ids, hosted: this.spec.hosted, mode: this.spec.mode, edges: this.spec.edges, relays: this.spec.relays, maxHops: this.spec.maxHops,
       free: (id) => (id === this.spec.ids[0] ? { cpu: 0, memory: 0 } : plenty), brokerUrl: (id) => urls[id],
+      embedded: (id) => this.brokers.get(id), inProcess: this.spec.inProcess !== false,
       ...(this.spec.timers === undefined ? {} : { timers: this.spec.timers }), ...(this.spec.tree === undefined ? {} : { tree: this.spec.tree }),
-      ...(this.spec.fanout === undefined ? {} : { fanout: this.spec.fanout }),
+      ...(this.spec.fanout === undefined ? {} : { fanout: this.spec.fanout }), ...(this.spec.multicast === undefined ? {} : { multicast: this.spec.multicast }),
       bus: (id) => ({ ...(this.spec.qos === undefined ? {} : { qos: this.spec.qos }), ...(this.spec.signatures === true ? { keyring: keyringFor(id, this.spec.ids, true) } : {}) }),
       tap: (cluster, _topic, body) => {
         this.kinds[body.kind] = (this.kinds[body.kind] ?? 0) + 1;

@@ -11,7 +11,8 @@
 // BENCH_SIZES picks sizes, BENCH_ROWS picks rows (e.g. "15:random:sealed,100:random:sealed"),
 // BENCH_BASELINE_SIZES the sizes that also get in-process rows (default 15,100); BENCH_QOS,
 // BENCH_SIGNATURES=1, BENCH_TREE=0 (flooding), BENCH_FANOUT (providers called per round; 0: all,
-// the thesis's broadcast) and BENCH_TIMERS (JSON) vary the setup. BENCH_CPU_PROF=<dir>: a CPU
+// the thesis's broadcast), BENCH_TIMERS (JSON), BENCH_IN_PROCESS=0 (agent and relay reach their own
+// broker over TCP) and BENCH_MULTICAST=0 (a message per recipient) vary the setup. BENCH_CPU_PROF=<dir>: a CPU
 // profile of each child process (node --cpu-prof), written when it ends.
 import { fork } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
@@ -37,6 +38,10 @@ const QOS = process.env.BENCH_QOS === undefined ? undefined : (Number(process.en
 const SIGNATURES = process.env.BENCH_SIGNATURES === '1';
 const TREE = process.env.BENCH_TREE !== '0';
 const FANOUT = process.env.BENCH_FANOUT === undefined ? undefined : Number(process.env.BENCH_FANOUT);
+/** BENCH_IN_PROCESS=0: agents and relays reach their own broker over loopback TCP, as before 2026-11-23 (BusOptions.broker). */
+const IN_PROCESS = process.env.BENCH_IN_PROCESS !== '0';
+/** BENCH_MULTICAST=0: one message per recipient, as before 2026-11-23 (DroneAgentOptions.multicast). */
+const MULTICAST = process.env.BENCH_MULTICAST !== '0';
 /** Agent timers, JSON, e.g. {"batchMs":0}. */
 const TIMERS = process.env.BENCH_TIMERS === undefined ? undefined : (JSON.parse(process.env.BENCH_TIMERS) as Partial<Timers>);
 const THESIS_MS: Readonly<Record<number, number>> = { 3: 4.5, 15: 60 };
@@ -151,7 +156,7 @@ async function measure(n: number, topology: Topology, mode: 'open' | 'sealed', p
   const relays = topology !== 'one broker';
   // Round-robin, so that the origin's neighbours and the clusters along every path spread over the processes.
   const count = relays ? Math.max(1, Math.min(processes, n)) : 1;
-  const specs: GroupSpec[] = Array.from({ length: count }, (_, g) => ({ ids, hosted: ids.filter((_, i) => i % count === g), edges: edges(n, topology, n), mode, relays, maxHops: n, ...(QOS === undefined ? {} : { qos: QOS }), signatures: SIGNATURES, tree: TREE, ...(FANOUT === undefined ? {} : { fanout: FANOUT }), ...(TIMERS === undefined ? {} : { timers: TIMERS }) }));
+  const specs: GroupSpec[] = Array.from({ length: count }, (_, g) => ({ ids, hosted: ids.filter((_, i) => i % count === g), edges: edges(n, topology, n), mode, relays, maxHops: n, ...(QOS === undefined ? {} : { qos: QOS }), signatures: SIGNATURES, tree: TREE, ...(FANOUT === undefined ? {} : { fanout: FANOUT }), ...(TIMERS === undefined ? {} : { timers: TIMERS }), inProcess: IN_PROCESS, ...(MULTICAST ? {} : { multicast: false }) }));
   const groups = specs.map((spec) => (processes <= 1 ? local(spec) : remote(spec)));
   try {
     const urls: Record<string, string> = {};
@@ -212,7 +217,7 @@ function plan(): Plan[] {
 }
 
 async function main(): Promise<void> {
-  console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}, ${availableParallelism()} cores, ${PROCESSES} processes, QoS ${QOS ?? 'default'}, signatures ${SIGNATURES ? 'on' : 'off'}, broadcasts ${TREE ? 'along a tree' : 'flooded'}, fanout ${FANOUT ?? 'default'}, timers ${JSON.stringify(TIMERS ?? {})}`);
+  console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}, ${availableParallelism()} cores, ${PROCESSES} processes, QoS ${QOS ?? 'default'}, signatures ${SIGNATURES ? 'on' : 'off'}, broadcasts ${TREE ? 'along a tree' : 'flooded'}, fanout ${FANOUT ?? 'default'}, timers ${JSON.stringify(TIMERS ?? {})}, own broker ${IN_PROCESS ? 'in memory' : 'over TCP'}, multicast ${MULTICAST ? 'on' : 'off'}`);
   const hop = await brokerHop();
   console.log(`baseline: one publish→deliver hop on aedes (loopback) p50 ${hop.toFixed(3)} ms`);
   const rows: Row[] = [];

@@ -5,8 +5,9 @@
 // issue 8's and subscribes to `decision`.
 import { EventEmitter } from 'node:events';
 import type { Logger } from '../../shared/log.ts';
-import { agentFilters, broadcastTopic, directTopic } from '../../shared/bus/topics.ts';
+import { agentFilters, broadcastTopic, directTopic, multiFilters, multiTopic } from '../../shared/bus/topics.ts';
 import { DroneCore, type DroneConfig, type DroneEvent, type Output } from './agent-core.ts';
+import { onTheWire, type WireMessage } from './core/addressing.ts';
 import type { DroneBody, DroneMessage } from './messages/index.ts';
 import type { Job, Resources } from './model.ts';
 
@@ -21,6 +22,13 @@ export interface DroneAgentOptions {
   /** Free capacity at start (resources daemon). */
   readonly free: Resources;
   readonly bus: DroneBus;
+  /**
+   * Messages for several clusters go out once, on a multi-recipient topic, and relays split them
+   * where the routes part (default true). Only a broker's owner may read those topics, so this
+   * needs every cluster on a broker of its own, as its owner (relays or a Mosquitto bridge carry
+   * the rest); false: one message to each recipient (several clusters on one broker).
+   */
+  readonly multicast?: boolean;
   readonly clock?: () => number;
   readonly logger?: Logger;
   readonly signal?: AbortSignal;
@@ -64,7 +72,8 @@ export class DroneAgent extends EventEmitter<DroneAgentEvents> {
   }
 
   async start(): Promise<void> {
-    await this.options.bus.subscribe(agentFilters(this.cluster), (message) => {
+    const filters = [...agentFilters(this.cluster), ...(this.multicast ? multiFilters() : [])];
+    await this.options.bus.subscribe(filters, (message) => {
       // Its own messages echoed by its broker (a client shared with the relay gets them): the core ignores them, so they need no turn of it.
       if (message.sender === this.cluster && message.kind !== 'resources') return;
       if (message.kind === 'lease' || message.kind === 'host-status') {
@@ -130,10 +139,19 @@ export class DroneAgent extends EventEmitter<DroneAgentEvents> {
     this.inbox = [];
   }
 
+  private get multicast(): boolean {
+    return this.options.multicast ?? true;
+  }
+
+  private topicOf(m: WireMessage): string {
+    if (m.recipients !== undefined) return multiTopic(this.cluster, m.recipients, m.body.kind);
+    return m.to === undefined ? broadcastTopic(this.cluster, m.body.kind) : directTopic(this.cluster, m.to, m.body.kind);
+  }
+
   private apply(out: Output): void {
     if (this.stopped) return;
-    for (const m of out.messages) {
-      const topic = m.to === undefined ? broadcastTopic(this.cluster, m.body.kind) : directTopic(this.cluster, m.to, m.body.kind);
+    for (const m of out.messages.flatMap((o) => onTheWire(o, this.multicast))) {
+      const topic = this.topicOf(m);
       this.published += 1;
       this.options.bus.publish(topic, m.body).catch((err: unknown) => {
         // Lost messages are normal: gossip and retries in the core send again.

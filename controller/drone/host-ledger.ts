@@ -41,8 +41,26 @@ export class HostLedger {
   private readonly hosted = new Map<string, HostedEntry>();
   private readonly answers = new Map<string, { verdict: 'ACK' | 'NACK'; reason?: string }>();
 
+  /** The same list until the next change: the capacity view's sums are memoised per list (auction/budget.ts). */
+  private list?: readonly HostedEntry[];
+
   entries(): HostedEntry[] {
     return [...this.hosted.values()];
+  }
+
+  /** What is hosted, as a list that is not changed afterwards (a new one after each change). */
+  current(): readonly HostedEntry[] {
+    this.list ??= [...this.hosted.values()];
+    return this.list;
+  }
+
+  private set(entry: HostedEntry): void {
+    this.hosted.set(key(entry.origin, entry.app, entry.component), entry);
+    this.list = undefined;
+  }
+
+  private delete(origin: string, app: string, component: string): void {
+    if (this.hosted.delete(key(origin, app, component))) this.list = undefined;
   }
 
   has(origin: string, app: string, component: string): boolean {
@@ -64,7 +82,7 @@ export class HostLedger {
       const need = reservedFor(ask.resources);
       if (admissible(need)) {
         result = { verdict: 'ACK' };
-        this.hosted.set(key(ask.origin, ask.app, ask.component), { origin: ask.origin, app: ask.app, component: ask.component, resources: need, requestId: ask.requestId, acceptedAt: now });
+        this.set({ origin: ask.origin, app: ask.app, component: ask.component, resources: need, requestId: ask.requestId, acceptedAt: now });
       } else result = { verdict: 'NACK', reason: `component ${ask.component} (${describeResources(need)}) does not fit in what this cluster offers now` };
     }
     this.answers.set(answerKey, result);
@@ -73,7 +91,7 @@ export class HostLedger {
 
   /** Records a component placed on this cluster by its own decision (local first). */
   hostOwn(item: { origin: string; app: string; component: string; resources: Resources }, now: number): void {
-    this.hosted.set(key(item.origin, item.app, item.component), { ...item, requestId: `${item.app}/${item.component}/local`, acceptedAt: now });
+    this.set({ ...item, requestId: `${item.app}/${item.component}/local`, acceptedAt: now });
   }
 
   /**
@@ -81,14 +99,14 @@ export class HostLedger {
    * a retransmitted request then gets the ACK it got before, and is not acted on twice.
    */
   restore(entry: HostedEntry): void {
-    this.hosted.set(key(entry.origin, entry.app, entry.component), entry);
+    this.set(entry);
     this.answers.set(`${entry.origin}/${entry.requestId}`, { verdict: 'ACK' });
   }
 
   /** Drops every component of an app (DEL), returning what was dropped. */
   releaseApp(origin: string, app: string): HostedEntry[] {
     const dropped = this.entries().filter((e) => e.origin === origin && e.app === app);
-    for (const e of dropped) this.hosted.delete(key(e.origin, e.app, e.component));
+    for (const e of dropped) this.delete(e.origin, e.app, e.component);
     // Request ids are `<app>.<component>.<attempt>`: the answers for a released app can go too.
     for (const answerKey of [...this.answers.keys()]) if (answerKey.startsWith(`${origin}/${app}.`)) this.answers.delete(answerKey);
     return dropped;
@@ -96,7 +114,7 @@ export class HostLedger {
 
   release(origin: string, app: string, component: string): HostedEntry | undefined {
     const entry = this.hosted.get(key(origin, app, component));
-    this.hosted.delete(key(origin, app, component));
+    this.delete(origin, app, component);
     return entry;
   }
 }

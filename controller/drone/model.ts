@@ -2,9 +2,9 @@
 // Units: cpu in millicores, memory in MiB (numbers, so shares like 3.33 CPU stay exact enough),
 // pods a count (a node takes at most its allocatable `pods`, a kubelet's 110 by default).
 import { Type, type Static } from '@sinclair/typebox';
-import { ClusterId } from '../../shared/bus/envelope.ts';
+import { ClusterId, Recipients } from '../../shared/bus/envelope.ts';
 
-export { ClusterId };
+export { ClusterId, Recipients };
 
 export const Name = Type.String({ minLength: 1, maxLength: 253, pattern: '^[a-z0-9]([-.a-z0-9]*[a-z0-9])?$' });
 

@@ -3,6 +3,7 @@
 // subscribe only where acl.ts allows. Binds where it is told (127.0.0.1 and port 0 in tests).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { duplexPair, type Duplex } from 'node:stream';
 import { createServer as createTlsServer } from 'node:tls';
 import { Aedes, type AuthenticateError, type Client } from 'aedes';
 import { EdgeshifuError } from '../errors.ts';
@@ -43,7 +44,7 @@ export class EmbeddedBroker {
   private readonly sessions = new WeakMap<Client, string>();
   private broker?: Aedes;
   private server?: Server;
-  private readonly sockets = new Set<Socket>();
+  private readonly sockets = new Set<Socket | Duplex>();
 
   constructor(options: EmbeddedBrokerOptions) {
     this.options = options;
@@ -87,6 +88,28 @@ export class EmbeddedBroker {
     const address = server.address() as AddressInfo;
     const scheme = this.options.tls === undefined ? 'mqtt' : 'mqtts';
     return { host: address.address, port: address.port, url: `${scheme}://${address.address}:${address.port}` };
+  }
+
+  /**
+   * A connection to this broker from inside its own process (BusOptions.broker): MQTT as over
+   * TCP (login, ACL and all), but through an in-memory stream pair, so a delivery reaches the
+   * cluster's own relay and agent in the same turn of the event loop, without a loopback socket
+   * (two system calls and a wait for the next poll on every hop of every message).
+   */
+  connect(): Duplex {
+    const [client, server] = duplexPair();
+    const broker = this.broker;
+    if (broker === undefined) {
+      // Not started or stopped: the client sees a closed connection and retries with its backoff.
+      process.nextTick(() => { client.destroy(new EdgeshifuError('unavailable', 'the embedded broker is not running')); });
+      return client;
+    }
+    this.sockets.add(server);
+    // One side closing closes the other, as a socket does (a pair only ends the other side).
+    server.once('close', () => { this.sockets.delete(server); client.destroy(); });
+    client.once('close', () => { server.destroy(); });
+    broker.handle(server);
+    return client;
   }
 
   private authenticate(client: Client, username: string | undefined, password: Buffer | undefined, done: (error: AuthenticateError | null, success: boolean | null) => void): void {

@@ -16,6 +16,7 @@ import { SeenIds } from './dedup.ts';
 import type { Envelope } from './envelope.ts';
 import { covers, filterOf, matchLevels, type Filter } from './filters.ts';
 import { busMetrics, type BusMetrics } from './metrics.ts';
+import type { EmbeddedBroker } from './broker.ts';
 import type { Keyring } from './signing.ts';
 import { parseTopic, type TopicInfo } from './topics.ts';
 
@@ -53,6 +54,12 @@ export interface BusOptions {
   readonly qos?: 0 | 1;
   /** Signs what this client publishes and checks what it receives (signing.ts). Relays forward as is. */
   readonly keyring?: Keyring;
+  /**
+   * The embedded broker of this process to connect to in memory instead of by `url` (which then
+   * only names it in logs): a cluster's own agent and relay save a loopback socket on every
+   * message (EmbeddedBroker.connect).
+   */
+  readonly broker?: Pick<EmbeddedBroker, 'connect'>;
   /** Called when the connection comes up (true) or goes down (false). */
   readonly onLink?: (connected: boolean) => void;
 }
@@ -68,15 +75,32 @@ export interface HandlerOptions {
    * verification only for what the agent reads.
    */
   readonly verify?: boolean;
+  /**
+   * Hand this handler every copy of a multi-recipient message (a relay forwards each copy towards
+   * the recipients its topic names). Default false: a copy only when the message (as signed) names
+   * this cluster among its `recipients`, and the message once however many copies arrive.
+   */
+  readonly forwarding?: boolean;
 }
 
-interface Route<M> { readonly filters: Filter[]; readonly handler: Handler<M>; readonly verify: boolean }
+interface Route<M> { readonly filters: Filter[]; readonly handler: Handler<M>; readonly verify: boolean; readonly forwarding: boolean }
 
 /** Bytes on a topic outside the message tree (the relays' own control traffic), not decoded. */
 export type RawHandler = (topic: string, payload: Buffer) => void;
 
 /** Sees each new message this client publishes, as it goes out (a relay forwards it without waiting for the broker's echo). */
 export type PublishListener<M> = (message: M, topic: TopicInfo, payload: Buffer) => void;
+
+/** The recipients a message names (signed), for multi-recipient topics. */
+function recipientsOf(message: Envelope): readonly string[] {
+  const recipients = (message as { recipients?: unknown }).recipients;
+  return Array.isArray(recipients) ? recipients.filter((r): r is string => typeof r === 'string') : [];
+}
+
+/** What de-duplication knows a copy by: a multi-recipient message's copies differ in the recipients their topic names. */
+function copyKey(key: string | undefined, info: TopicInfo): string | undefined {
+  return key === undefined || info.scope !== 'multi' ? key : `${key}@${(info.recipients ?? []).join('.')}`;
+}
 
 /** Topics parsed recently: a federation uses few of them, over and over. */
 const TOPIC_CACHE_SIZE = 8192;
@@ -85,6 +109,8 @@ export class BusClient<M extends Envelope> {
   private readonly options: BusOptions;
   private readonly codec: MessageCodec<M>;
   private readonly seen = new SeenIds();
+  /** Multi-recipient messages handed to this cluster's own handlers (their copies differ by topic, so `seen` tells them apart). */
+  private readonly delivered = new SeenIds({ capacity: 10_000 });
   private readonly metrics: BusMetrics;
   private readonly link: string;
   private readonly clock: () => number;
@@ -146,6 +172,8 @@ export class BusClient<M extends Envelope> {
    * go through mqtt.js as they are.
    */
   private connect(): MqttClient {
+    const broker = this.options.broker;
+    if (broker !== undefined) return new MqttClient(() => broker.connect(), this.clientOptions());
     const url = new URL(this.options.url);
     const port = Number(url.port === '' ? (url.protocol === 'mqtts:' ? 8883 : 1883) : url.port);
     const host = url.hostname.replace(/^\[|\]$/g, '');
@@ -206,7 +234,7 @@ export class BusClient<M extends Envelope> {
   async subscribe(filters: readonly string[], handler: Handler<M>, options: HandlerOptions = {}): Promise<void> {
     const client = this.requireClient();
     const split = filters.map(filterOf);
-    this.handlers.push({ filters: split, handler, verify: options.verify ?? true });
+    this.handlers.push({ filters: split, handler, verify: options.verify ?? true, forwarding: options.forwarding ?? false });
     this.routesByTopic.clear();
     const fresh = filters.filter((_, i) => !this.subscriptions.some((s) => covers(s, split[i] ?? [])));
     if (fresh.length === 0) return;
@@ -320,11 +348,11 @@ export class BusClient<M extends Envelope> {
   /** The message if it is new, valid and consistent with its topic; otherwise why not. */
   private accept(info: TopicInfo, payload: Buffer, now: number): { ok: true; message: M; key: string } | { ok: false; reason: DropReason; detail: string } {
     // A copy of a message already accepted (relays deliver a broadcast once per path) is not even parsed.
-    const peeked = peekKey(payload);
+    const peeked = copyKey(peekKey(payload), info);
     if (peeked !== undefined && this.seen.has(peeked, now)) return { ok: false, reason: 'duplicate', detail: peeked };
     const parsed = this.codec.parse(payload);
     if (!parsed.ok) return parsed;
-    const key = peeked ?? keyOf(parsed.value);
+    const key = peeked ?? copyKey(keyOf(parsed.value), info);
     if (key !== undefined && peeked === undefined && this.seen.has(key, now)) return { ok: false, reason: 'duplicate', detail: key };
     const decoded = this.codec.check(parsed.value);
     if (!decoded.ok) return decoded;
@@ -339,6 +367,12 @@ export class BusClient<M extends Envelope> {
     if (message.kind !== info.kind) return { reason: 'invalid', detail: `kind ${message.kind} does not match the topic's ${info.kind}` };
     const to = (message as { to?: unknown }).to;
     if (info.scope === 'to' && to !== info.recipient) return { reason: 'wrong-recipient', detail: `message for ${String(to)} on a topic for ${info.recipient ?? ''}` };
+    if (info.scope === 'multi') {
+      // The topic (rewritten by each relay) may name only recipients the sender named (signed).
+      const named = recipientsOf(message);
+      const stray = (info.recipients ?? []).filter((r) => !named.includes(r));
+      if (to !== undefined || named.length === 0 || stray.length > 0) return { reason: 'wrong-recipient', detail: `message for ${named.join(', ') || String(to)} on a topic for ${(info.recipients ?? []).join(', ')}` };
+    }
     return undefined;
   }
 
@@ -373,8 +407,17 @@ export class BusClient<M extends Envelope> {
     return routes;
   }
 
-  private dispatch(message: M, info: TopicInfo, topic: string, payload: Buffer): void {
+  /** A multi-recipient message goes to relays as every copy comes, and to this cluster's own handlers once, when it names this cluster. */
+  private routesFor(message: M, info: TopicInfo, topic: string): Array<Route<M>> {
     const routes = this.routesOf(topic);
+    if (info.scope !== 'multi') return routes;
+    const own = recipientsOf(message).includes(this.options.cluster) && !this.delivered.check(message.sig === undefined ? message.id : `${message.id}~${message.sig}`, this.clock());
+    return own ? routes : routes.filter((r) => r.forwarding);
+  }
+
+  private dispatch(message: M, info: TopicInfo, topic: string, payload: Buffer): void {
+    const routes = this.routesFor(message, info, topic);
+    if (routes.length === 0) return;
     // This cluster's own messages on its own broker are proven by the broker's ACL (only its logins publish under its id).
     if (routes.some((r) => r.verify) && !(message.sender === this.options.cluster && !info.relayed)) {
       const problem = this.unsigned(message, info, payload);

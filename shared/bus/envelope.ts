@@ -8,6 +8,14 @@ export const MESSAGE_VERSION = 1;
 
 export const ClusterId = Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$', description: 'Cluster id from configuration (the thesis kept it in a ConfigMap).' });
 export const MAX_HOPS = 255;
+/** Most recipients one multi-recipient message names (its topic names them too: topics.ts multiTopic). */
+export const MAX_RECIPIENTS = 64;
+
+/**
+ * The clusters a multi-recipient message is for (published once on a `multi` topic, topics.ts),
+ * instead of `to`: signed with the rest, so a relay cannot hand it to anyone else.
+ */
+export const Recipients = Type.Optional(Type.Array(ClusterId, { minItems: 1, maxItems: MAX_RECIPIENTS, uniqueItems: true, description: 'Multi-recipient message: the clusters it is for (instead of to).' }));
 
 export interface EnvelopeProperties {
   v: TLiteral<1>;

@@ -47,6 +47,7 @@ export function mosquittoBridge(options: BridgeOptions): string {
     'restart_timeout 1 5',
     'topic edgeshifu/v1/+/fed/# both 1',
     'topic edgeshifu/v1/+/to/# both 1',
+    'topic edgeshifu/v1/+/multi/# both 1',
     '',
   ].join('\n');
 }

@@ -6,14 +6,15 @@
 // are not pushed back to it. A relay forwards the bytes it received with only `hops` raised
 // (codec.ts framing): no encoding per hop, and the sender's signature still holds at the far end.
 // Broadcasts follow a tree per origin (routes.ts) rather than every link, once the neighbours have
-// told each other where they get each origin's traffic; directed messages follow the reverse path.
+// told each other where they get each origin's traffic; directed messages follow the reverse path,
+// and a multi-recipient message goes once over each link on the way to its recipients.
 import type { Logger } from '../log.ts';
 import { BusClient, type BusOptions, type BusTls } from './client.ts';
 import { withHops, type MessageCodec } from './codec.ts';
 import { SeenIds } from './dedup.ts';
 import { MAX_HOPS, type Envelope } from './envelope.ts';
 import type { BusMetrics } from './metrics.ts';
-import { RelayRoutes } from './routes.ts';
+import { RelayRoutes, splitByNextHop } from './routes.ts';
 import { RELAY_FILTERS, relayControlFilter, relayControlTopic, relayTopicOf, type TopicInfo } from './topics.ts';
 
 export interface Neighbour {
@@ -93,7 +94,7 @@ export class FederationRelay<M extends Envelope> {
       this.refreshTimer.unref();
     }
     // Receivers check signatures; the relay forwards the bytes as they came.
-    await local.subscribe(RELAY_FILTERS, (message, info, payload) => { if (!this.echoOfEarly(message, info)) this.forward(message, info, payload); }, { verify: false });
+    await local.subscribe(RELAY_FILTERS, (message, info, payload) => { if (!this.echoOfEarly(message, info)) this.forward(message, info, payload); }, { verify: false, forwarding: true });
     // The cluster's own messages leave at once: the round trip through its own broker is one hop of
     // latency on every path out (measured: 0.4-0.6 ms of a 1.5 ms hop to a neighbour under load).
     for (const client of new Set<Pick<BusClient<M>, 'onPublish'>>([...(shared ? [local] : []), ...(o.publisher === undefined ? [] : [o.publisher])])) {
@@ -148,22 +149,59 @@ export class FederationRelay<M extends Envelope> {
     if (this.stopped || message.hops >= maxHops || info.scope === 'local') return;
     this.learn(info);
     if (info.scope === 'to' && info.recipient === this.options.cluster) return;
+    if (info.scope === 'multi') {
+      this.forwardMulti(message, info, payload);
+      return;
+    }
     const now = Date.now();
     let next: Buffer | undefined;
     let topic: string | undefined;
     for (const [cluster, link] of this.targets(info)) {
       if (!this.sends(cluster, link, { message, info, now })) continue;
       topic ??= relayTopicOf(this.options.cluster, info);
-      next ??= withHops(payload, message.hops + 1) ?? this.codec.encode({ ...message, hops: message.hops + 1 });
-      this.forwarded += 1;
-      link.client.publishPayload(topic, next, message.kind).catch((err: unknown) => {
-        this.options.logger?.warn({ neighbour: cluster, err: err instanceof Error ? err.message : String(err) }, 'relay publish failed');
-      });
+      next ??= this.raised(message, payload);
+      this.push(cluster, link, { topic, payload: next, kind: message.kind });
     }
   }
 
+  /**
+   * A multi-recipient copy: one copy per link, each naming the recipients it carries on that link
+   * (routes.ts splitByNextHop): the message crosses each relay edge once, and splits where the
+   * routes towards its recipients part.
+   */
+  private forwardMulti(message: M, info: TopicInfo, payload: Buffer): void {
+    const now = Date.now();
+    const self = this.options.cluster;
+    const live = (cluster: string): boolean => this.links.get(cluster)?.client.connected === true;
+    const usable = (cluster: string): boolean => this.sends(cluster, this.links.get(cluster) ?? { client: { connected: false } }, { message, info, now });
+    const recipients = (info.recipients ?? []).filter((r) => r !== self);
+    const split = splitByNextHop(recipients, (r) => {
+      const via = this.routes.parent(r);
+      return via !== undefined && live(via) ? via : undefined;
+    }, [...this.links.keys()].filter(usable));
+    let next: Buffer | undefined;
+    for (const [cluster, carried] of split) {
+      const link = this.links.get(cluster);
+      if (link === undefined || !usable(cluster)) continue;
+      next ??= this.raised(message, payload);
+      this.push(cluster, link, { topic: relayTopicOf(self, info, carried), payload: next, kind: message.kind });
+    }
+  }
+
+  /** The bytes as received with `hops` raised (the sender's encoding and signature kept). */
+  private raised(message: M, payload: Buffer): Buffer {
+    return withHops(payload, message.hops + 1) ?? this.codec.encode({ ...message, hops: message.hops + 1 });
+  }
+
+  private push(cluster: string, link: { client: BusClient<M> }, what: { topic: string; payload: Buffer; kind: string }): void {
+    this.forwarded += 1;
+    link.client.publishPayload(what.topic, what.payload, what.kind).catch((err: unknown) => {
+      this.options.logger?.warn({ neighbour: cluster, err: err instanceof Error ? err.message : String(err) }, 'relay publish failed');
+    });
+  }
+
   /** Never back where it came from or to whom wrote it, not over a link that is down, and a broadcast only along the tree. */
-  private sends(cluster: string, link: { client: BusClient<M> }, at: { message: M; info: TopicInfo; now: number }): boolean {
+  private sends(cluster: string, link: { client: Pick<BusClient<M>, 'connected'> }, at: { message: M; info: TopicInfo; now: number }): boolean {
     const { message, info, now } = at;
     if (cluster === info.publisher || cluster === message.sender || !link.client.connected) return false;
     return info.scope !== 'fed' || this.options.tree === false || this.routes.forwards(info.origin, cluster, now);

@@ -82,3 +82,27 @@ export class RelayRoutes {
     return list === undefined || list.expiresAt <= now || !list.origins.has(origin);
   }
 }
+
+/**
+ * Which recipients of a multi-recipient message go over which link: each recipient towards its
+ * next hop (`nextHop`, the learned route); recipients without one go over every link in `links`
+ * (as a directed message without a route does), with what those links carry already. A recipient
+ * whose next hop is not in `links` (the way it came, or a link that is down) is not sent on.
+ * Links in the order of `links`, recipients in the order given.
+ */
+export function splitByNextHop(recipients: readonly string[], nextHop: (recipient: string) => string | undefined, links: readonly string[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  const unrouted: string[] = [];
+  for (const r of recipients) {
+    const via = nextHop(r);
+    if (via === undefined) unrouted.push(r);
+    else if (links.includes(via)) out.set(via, [...(out.get(via) ?? []), r]);
+  }
+  if (unrouted.length === 0) return out;
+  const all = new Map<string, string[]>();
+  for (const link of links) {
+    const carried = [...(out.get(link) ?? []), ...unrouted];
+    all.set(link, recipients.filter((r) => carried.includes(r)));
+  }
+  return all;
+}

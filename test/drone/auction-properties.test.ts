@@ -11,6 +11,8 @@ interface Scenario {
   readonly seed: number;
   /** Providers called per round (0: all; 1 and 2 make the origin call more, round after round). */
   readonly fanout: number;
+  /** One message for all the recipients, or one each (DroneAgentOptions.multicast). */
+  readonly multicast: boolean;
 }
 
 const clusterIds = ['c0', 'c1', 'c2', 'c3', 'c4', 'c5'];
@@ -57,13 +59,14 @@ const scenario: fc.Arbitrary<Scenario> = fc.integer({ min: 2, max: 6 }).chain((n
     }),
     seed: fc.integer(),
     fanout: fc.constantFrom(0, 1, 2, 4),
+    multicast: fc.boolean(),
   }).map((s) => ({ ...s, clusters: [...s.clusters] }));
 });
 
 interface Tally { placed: number; failed: number }
 
 function play(s: Scenario, mode: 'open' | 'sealed', tally: Tally): string | undefined {
-  const fed = new SimFederation(s.clusters, { seed: s.seed, faults: s.faults, mode, fanout: s.fanout });
+  const fed = new SimFederation(s.clusters, { seed: s.seed, faults: s.faults, mode, fanout: s.fanout, multicast: s.multicast });
   const capacity = new Map<string, Capacity>(s.clusters.map((c) => [c.id, c]));
   let violation: string | undefined;
   fed.onStep(() => { violation ??= checkSafety(fed, capacity); });

@@ -152,3 +152,37 @@ test('the resources daemon\'s figures reach the agent on the cluster\'s local to
   const advert = await waitFor('the new slice advert', () => adverts.find((m) => m.kind === 'slice-advert' && m.offered.cpu === 3000), { timeoutMs: 10_000 });
   t.like(advert, { sender: 'alpha', offered: { cpu: 3000, memory: 2048 } });
 });
+
+test('an in-memory connection to the embedded broker of the same process logs in, obeys the ACL and reconnects like a TCP one', async (t) => {
+  const { broker, url } = await startAedes('alpha', CLUSTERS);
+  t.teardown(() => broker.stop());
+  const wrong = droneBusClient({ url, broker, cluster: 'beta', username: 'beta', password: 'not-it' }, codec);
+  t.teardown(() => wrong.stop());
+  t.true(isEdgeshifuError(await t.throwsAsync(wrong.start()), 'forbidden'), 'a wrong password is refused in memory too');
+  const alpha = droneBusClient({ url, broker, cluster: 'alpha', username: 'alpha', password: password('alpha'), backoff: { initialMs: 20, maxMs: 100 } }, codec);
+  t.teardown(() => alpha.stop());
+  await alpha.start();
+  const beta = droneBusClient({ url, broker, cluster: 'beta', username: 'beta', password: password('beta') }, codec);
+  t.teardown(() => beta.stop());
+  await beta.start();
+  await t.throwsAsync(beta.subscribe([directTopic('alpha', 'gamma', 'host-reply').replace('alpha', '+')], () => undefined), { message: /refused the subscription/ }, 'beta may not read gamma\'s directed traffic');
+  const seen: DroneMessage[] = [];
+  await alpha.subscribe(['edgeshifu/v1/+/fed/#', 'edgeshifu/v1/+/to/#'], (m) => seen.push(m));
+  // Published by beta under alpha's id: the broker refuses it (and drops beta's connection, which comes back).
+  await beta.publishMessage(broadcastTopic('alpha', 'slice-advert'), { ...advert, v: 1, id: 'forged-0000000002', sender: 'alpha', timestamp: Date.now(), hops: 0 }).catch(() => undefined);
+  const tcp = await client(t, url, 'gamma');
+  await tcp.publish(broadcastTopic('gamma', 'slice-advert'), advert);
+  await waitFor('gamma\'s advert, over TCP, at alpha in memory', () => (seen.some((m) => m.sender === 'gamma') ? true : undefined), { timeoutMs: 5000 });
+  t.false(seen.some((m) => m.id === 'forged-0000000002'), 'nothing published under another cluster\'s id');
+  // The in-memory stream closes with the broker's sessions; the client reconnects with its backoff.
+  let drops = 0;
+  const again = droneBusClient({ url, broker, cluster: 'alpha', username: 'alpha', password: password('alpha'), backoff: { initialMs: 20, maxMs: 100 }, onLink: (up) => { if (!up) drops += 1; } }, codec);
+  t.teardown(() => again.stop());
+  await again.start();
+  await broker.stop();
+  await waitFor('the connection to drop', () => (drops > 0 ? true : undefined), { timeoutMs: 5000 });
+  t.false(again.connected, 'no broker, no connection');
+  await broker.start();
+  await waitFor('a reconnection once the broker is back', () => (again.connected ? true : undefined), { timeoutMs: 5000 });
+  t.true(again.connected);
+});

@@ -96,7 +96,7 @@ test('in open mode only the bidders called hear of the app and vote, and only th
   fed.run(200);
   t.like((fed.outcomes().get('o/web') ?? [])[0], { type: 'placed' });
   const adverts = fed.sent.filter((s) => s.message.kind === 'advertisement' && s.message.app === 'web').map((s) => s.message);
-  t.deepEqual(adverts.map((m) => (m.kind === 'advertisement' ? [m.to, m.bidders] : [])), [['p1', ['p1', 'p2']], ['p2', ['p1', 'p2']]], 'to each bidder, naming both');
+  t.deepEqual(adverts.map((m) => (m.kind === 'advertisement' ? [m.recipients, m.bidders] : [])), [[['p1', 'p2'], ['p1', 'p2']]], 'one advertisement for both bidders, naming both');
   const voters = new Set(fed.sent.filter((s) => s.message.kind === 'votes' && s.message.app === 'web').map((s) => s.from));
   t.deepEqual([...voters].sort(), ['p1', 'p2'], 'the origin, with no room of its own, does not echo them');
   for (const id of ['p3', 'p4', 'p5', 'p6', 'p7', 'p8']) t.deepEqual(about(fed, id, 'web'), [], `${id} heard nothing of it`);
@@ -113,7 +113,7 @@ for (const mode of ['open', 'sealed'] as const) {
     const [placed] = (fed.outcomes().get('o/web') ?? []) as Array<{ type: string; placement: Record<string, string> }>;
     t.is(placed?.type, 'placed');
     t.false(['p1', 'p2'].includes(placed?.placement.db ?? ''), `db on ${placed?.placement.db ?? '-'}`);
-    const called = new Set(fed.sent.filter((s) => s.message.kind === 'advertisement' && s.message.app === 'web').flatMap((s) => (s.message.kind === 'advertisement' ? s.message.bidders ?? [s.message.to ?? ''] : [])));
+    const called = new Set(fed.sent.filter((s) => s.message.kind === 'advertisement' && s.message.app === 'web').flatMap((s) => (s.message.kind === 'advertisement' ? s.message.bidders ?? s.message.recipients ?? [s.message.to ?? ''] : [])));
     t.is(called.size, 4, `called ${[...called].sort().join(', ')}: the first two, then two more`);
     t.true(fed.events.some((e) => e.cluster === placed?.placement.db && e.event.type === 'host'));
   });
@@ -138,7 +138,7 @@ test('in sealed mode a job nobody can host fails once every provider whose adver
   const [failed] = (fed.outcomes().get('o/web') ?? []) as Array<{ type: string; reason: string }>;
   t.is(failed?.type, 'failed');
   t.regex(failed?.reason ?? '', /closed for maintenance|refused front/);
-  const asked = new Set(fed.sent.filter((s) => s.message.kind === 'advertisement' && s.message.app === 'web').map((s) => (s.message.kind === 'advertisement' ? s.message.to : '')));
+  const asked = new Set(fed.sent.filter((s) => s.message.kind === 'advertisement' && s.message.app === 'web').flatMap((s) => (s.message.kind === 'advertisement' ? s.message.recipients ?? [s.message.to ?? ''] : [])));
   t.is(asked.size, 8, 'every provider, two, then two more, then four');
   for (const id of ['p1', 'p3', 'p8']) t.true(about(fed, id, 'web').some((m) => m.kind === 'solution' && m.outcome === 'failed'), `${id} told`);
 });
@@ -152,8 +152,27 @@ test('in open mode, a bidder that hears another bidder\'s votes before its own a
   t.deepEqual(early.messages, [], 'nothing to say about an app it has not heard of');
   const out = b.receive({ ...envelope('a', 'a.1', 1), kind: 'advertisement', to: 'b', type: 'ADD', app: 'web', baseCluster: 'a', components: [api], sealed: false, bidders: ['b', 'c'] }, 11);
   const votes = out.messages.map((m) => m.body).filter((m) => m.kind === 'votes');
-  t.deepEqual(votes.map((m) => m.to).sort(), ['a', 'c'], 'b reports to the origin and the other bidder');
+  t.deepEqual(out.messages.filter((m) => m.body.kind === 'votes').map((m) => m.recipients), [['a', 'c']], 'b reports to the origin and the other bidder, in one message');
   // An equal vote: the older one (c's) wins, so b does not take api from c.
   t.deepEqual(votes[0]?.winners, { api: 'c' });
   t.false(votes[0]?.entries.some((e) => e.cluster === 'b' && e.value > 0));
+});
+
+test('in open mode the origin does not wait for the release of a bidder outbid by a vote of 100; it waits when the winning vote is lower', (t) => {
+  const envelope = (sender: string, id: string, timestamp: number): { v: 1; id: string; sender: string; timestamp: number; hops: number } => ({ v: 1, id, sender, timestamp, hops: 1 });
+  const run = (cVote: number): { early: DroneMessage['kind'][]; late: DroneMessage['kind'][] } => {
+    const o = new DroneCore({ cluster: 'o', mode: 'open', scalePercent: 100, weights: new Map(), ...DEFAULT_TIMERS, fanout: 2 }, { cpu: 0, memory: 0 });
+    o.tick(0);
+    for (const p of ['b', 'c']) o.receive({ ...envelope(p, `${p}.advert`, 1), kind: 'slice-advert', offered: { cpu: 8000, memory: 8000 }, seq: 1, ttlMs: 15_000 }, 1);
+    const called = o.submit(job('web', 'o', [api]), 2);
+    t.deepEqual(called.messages.map((m) => [m.body.kind, m.recipients]), [['advertisement', ['b', 'c']]]);
+    // c voted first; b voted before it heard c's vote, so it still names itself.
+    o.receive({ ...envelope('c', 'c.1', 3), kind: 'votes', recipients: ['b', 'o'], app: 'web', baseCluster: 'o', entries: [{ component: 'api', cluster: 'c', value: cVote, timestamp: 3 }], winners: { api: 'c' }, round: 1 }, 4);
+    const early = o.receive({ ...envelope('b', 'b.1', 4), kind: 'votes', recipients: ['c', 'o'], app: 'web', baseCluster: 'o', entries: [{ component: 'api', cluster: 'b', value: 80, timestamp: 4 }], winners: { api: 'b' }, round: 1 }, 5);
+    // b's release, once it heard c's vote.
+    const late = o.receive({ ...envelope('b', 'b.2', 6), kind: 'votes', recipients: ['c', 'o'], app: 'web', baseCluster: 'o', entries: [{ component: 'api', cluster: 'b', value: 0, timestamp: 6 }, { component: 'api', cluster: 'c', value: cVote, timestamp: 3 }], winners: { api: 'c' }, round: 2 }, 7);
+    return { early: early.messages.map((m) => m.body.kind), late: late.messages.map((m) => m.body.kind) };
+  };
+  t.deepEqual(run(100), { early: ['offload-request'], late: [] }, 'c\'s 100 cannot be outbid: b can only let go');
+  t.deepEqual(run(90), { early: [], late: ['offload-request'] }, 'c\'s 90 could still move: b\'s word is awaited');
 });

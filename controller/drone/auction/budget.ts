@@ -32,36 +32,71 @@ function total(items: readonly Held[], keep: (h: Held) => boolean): Resources {
   return sum(items.filter(keep).map((h) => h.resources));
 }
 
+/** What the hosted components add up to: all of them, those of other origins, and per origin. */
+interface HostedTotals {
+  readonly self: string;
+  readonly all: Resources;
+  readonly foreign: Resources;
+  readonly byOrigin: ReadonlyMap<string, Resources>;
+}
+
+// A view's hosted list is built once (core/view.ts) and read by every candidate of every bundle
+// round, each time summed in full: a cluster hosting hundreds of components paid that on every
+// vote. Memoised per list (lists are never changed once built).
+const hostedTotals = new WeakMap<readonly Held[], HostedTotals>();
+
+function hostedOf(view: CapacityView): HostedTotals {
+  const known = hostedTotals.get(view.hosted);
+  if (known?.self === view.self) return known;
+  const byOrigin = new Map<string, Held[]>();
+  for (const h of view.hosted) {
+    const items = byOrigin.get(h.origin);
+    if (items === undefined) byOrigin.set(h.origin, [h]);
+    else items.push(h);
+  }
+  const totals: HostedTotals = {
+    self: view.self,
+    all: total(view.hosted, () => true),
+    foreign: total(view.hosted, (h) => h.origin !== view.self),
+    byOrigin: new Map([...byOrigin].map(([origin, items]) => [origin, total(items, () => true)])),
+  };
+  hostedTotals.set(view.hosted, totals);
+  return totals;
+}
+
 /** Deserved share of the offered slice per other origin. */
 export function shares(view: CapacityView): Map<string, Resources> {
-  const origins = new Set([...view.demand.keys(), ...view.hosted.map((h) => h.origin)].filter((o) => o !== view.self));
+  const hosted = hostedOf(view);
+  const origins = new Set([...view.demand.keys(), ...hosted.byOrigin.keys()].filter((o) => o !== view.self));
   const requests = [...origins].sort().map((cluster) => ({
     cluster,
     weight: view.weights.get(cluster) ?? 1,
-    request: sum([view.demand.get(cluster) ?? ZERO, total(view.hosted, (h) => h.origin === cluster)]),
+    request: sum([view.demand.get(cluster) ?? ZERO, hosted.byOrigin.get(cluster) ?? ZERO]),
   }));
   return proportion(view.offered, requests);
 }
 
 /** Room left for `origin`'s components, given shares from `shares(view)`. */
 export function roomFor(view: CapacityView, origin: string, deserved: ReadonlyMap<string, Resources>): Resources {
+  const hosted = hostedOf(view);
   const all = (): boolean => true;
-  const freeRoom = subtract(view.free, sum([total(view.hosted, all), total(view.held, all)]));
+  const freeRoom = subtract(view.free, sum([hosted.all, total(view.held, all)]));
   if (origin === view.self) return atLeastZero(freeRoom);
   const foreign = (h: Held): boolean => h.origin !== view.self;
-  const sliceRoom = subtract(view.offered, sum([total(view.hosted, foreign), total(view.held, foreign)]));
+  const sliceRoom = subtract(view.offered, sum([hosted.foreign, total(view.held, foreign)]));
   const mine = (h: Held): boolean => h.origin === origin;
-  const shareRoom = subtract(deserved.get(origin) ?? ZERO, sum([total(view.hosted, mine), total(view.held, mine)]));
+  const shareRoom = subtract(deserved.get(origin) ?? ZERO, sum([hosted.byOrigin.get(origin) ?? ZERO, total(view.held, mine)]));
   return atLeastZero(min(min(freeRoom, sliceRoom), shareRoom));
 }
 
 /** Room left in the slice (or, for own apps, in what is free) regardless of shares: what a vote's utility measures. */
 export function residualFor(view: CapacityView, origin: string): Resources {
+  const hosted = hostedOf(view);
   const all = (): boolean => true;
-  const freeRoom = subtract(view.free, sum([total(view.hosted, all), total(view.held, all)]));
+  const freeRoom = subtract(view.free, sum([hosted.all, total(view.held, all)]));
   if (origin === view.self) return atLeastZero(freeRoom);
   const foreign = (h: Held): boolean => h.origin !== view.self;
-  return atLeastZero(min(freeRoom, subtract(view.offered, sum([total(view.hosted, foreign), total(view.held, foreign)]))));
+  return atLeastZero(min(freeRoom, subtract(view.offered, sum([hosted.foreign, total(view.held, foreign)]))));
 }
 
 /** What the normalised residual of a vote is measured against. */
@@ -71,14 +106,15 @@ export function capacityFor(view: CapacityView, origin: string): Resources {
 
 /** What a slice advert announces: the part of the offered slice not yet hosted (and free). */
 export function advertisedSlice(view: CapacityView): Resources {
-  const foreign = total(view.hosted, (h) => h.origin !== view.self);
-  return atLeastZero(min(subtract(view.offered, foreign), subtract(view.free, total(view.hosted, () => true))));
+  const hosted = hostedOf(view);
+  return atLeastZero(min(subtract(view.offered, hosted.foreign), subtract(view.free, hosted.all)));
 }
 
 /** Whether a component may be accepted for `origin` now: hard limits only (slice and free). */
 export function admissible(view: CapacityView, origin: string, need: Resources): boolean {
   // fits: cpu, memory and pods (model.ts)
-  if (!fits(need, subtract(view.free, total(view.hosted, () => true)))) return false;
+  const hosted = hostedOf(view);
+  if (!fits(need, subtract(view.free, hosted.all))) return false;
   if (origin === view.self) return true;
-  return fits(need, subtract(view.offered, total(view.hosted, (h) => h.origin !== view.self)));
+  return fits(need, subtract(view.offered, hosted.foreign));
 }

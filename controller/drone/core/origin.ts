@@ -4,10 +4,12 @@
 // failed with a reason. Only the origin decides, so a component is never committed twice.
 import { admissible, roomFor, shares } from '../auction/budget.ts';
 import { callList, DEFAULT_FANOUT, roundSize } from '../auction/candidates.ts';
+import { MAX_VOTE } from '../auction/utility.ts';
 import { sameWinners } from '../auction/vote-table.ts';
 import type { AdvertisementMessage, SolutionMessage } from '../messages/index.ts';
 import { allows, fits, sum, type Component, type Job } from '../model.ts';
 import { bidSealed, closeApp, rebid } from './participant.ts';
+import { toEach } from './addressing.ts';
 import { capacityView } from './view.ts';
 import { appKey, newApp, type AppState, type CoreState, type Output, type Step } from './state.ts';
 
@@ -48,9 +50,10 @@ export function submit(state: CoreState, job: Job, now: number, out: Output): vo
 /**
  * Calls the next providers whose advertised slices can hold some of `components` (the first
  * round, or a wider one when those called cannot place them) and sends them the advertisement:
- * sealed, to each new one with only those components; open, to every bidder with the whole app
+ * sealed, to the new ones with only those components; open, to every bidder with the whole app
  * and the list of bidders (they send their votes to each other, and winners are compared over
- * the whole app). Nobody else hears of the app. False when nobody is left to call.
+ * the whole app). One message for all of them (addressing.ts). Nobody else hears of the app.
+ * False when nobody is left to call.
  */
 function callMore(step: Step, app: AppState, components: readonly Component[]): boolean {
   const { state, now, out } = step;
@@ -61,11 +64,11 @@ function callMore(step: Step, app: AppState, components: readonly Component[]): 
   if (fresh.length === 0) return false;
   for (const p of fresh) called.add(p);
   const advert = { kind: 'advertisement' as const, type: 'ADD' as const, app: app.app, baseCluster: app.origin, sealed: app.sealed };
-  if (app.sealed) for (const p of fresh) out.messages.push({ to: p, body: { ...advert, components: [...components], to: p } });
+  if (app.sealed) out.messages.push(toEach(fresh, { ...advert, components: [...components] }));
   else {
     // Every bidder learns the new list: it sends its votes to all of them.
     const bidders = [...called].sort();
-    for (const p of bidders) out.messages.push({ to: p, body: { ...advert, components: app.components, bidders, to: p } });
+    out.messages.push(toEach(bidders, { ...advert, components: app.components, bidders }));
   }
   return true;
 }
@@ -92,7 +95,19 @@ export function tellCalled(app: AppState, body: SolutionBody | AdvertisementBody
     out.messages.push({ body });
     return;
   }
-  for (const p of [...app.called].sort()) out.messages.push({ to: p, body: { ...body, to: p } });
+  out.messages.push(toEach(app.called, body));
+}
+
+/**
+ * Whether a bidder whose latest report names other winners can only come round to the origin's:
+ * every component it sees otherwise is won, in the origin's table, by a vote of 100. Nobody
+ * outbids that (a vote is at most 100, and a tie goes to the older vote, which any new vote is
+ * not), so once the bidder hears the winning votes (every bidder sends its votes to all the
+ * others) it lets go, and its release would tell the origin nothing. The origin then does not
+ * wait for that release (a third leg on the way to agreement).
+ */
+function outbidAnyway(app: AppState, reported: Readonly<Record<string, string>>, winners: Readonly<Record<string, string>>): boolean {
+  return app.components.every((c) => reported[c.name] === winners[c.name] || (winners[c.name] !== undefined && app.table.winner(c.name)?.value === MAX_VOTE));
 }
 
 function agreed(state: CoreState, app: AppState, now: number): boolean {
@@ -103,7 +118,7 @@ function agreed(state: CoreState, app: AppState, now: number): boolean {
   return expected.filter((p) => p !== self).every((p) => {
     const report = app.reports.get(p);
     if (report === undefined) return false;
-    return app.sealed || !report.bidder || sameWinners(report.winners, winners);
+    return app.sealed || !report.bidder || sameWinners(report.winners, winners) || outbidAnyway(app, report.winners, winners);
   });
 }
 

@@ -3,6 +3,7 @@
 // them as reservations until the origin's solution (thesis ch. 9).
 import { extendBundle, held, releaseOutvoted, type BiddableApp, type BundleItem } from '../auction/bundle.ts';
 import { sameWinners } from '../auction/vote-table.ts';
+import { toEach } from './addressing.ts';
 import { capacityView, reserved } from './view.ts';
 import { appKey, type AppState, type CoreState, type Output } from './state.ts';
 
@@ -109,7 +110,7 @@ export function flush(state: CoreState, now: number, out: Output, force = false)
     state.votesRound += 1;
     const votes = { kind: 'votes' as const, app: app.app, baseCluster: app.origin, entries: app.table.spoken(state.config.cluster), winners, round: state.votesRound };
     if (app.called === undefined) out.messages.push({ body: votes });
-    else for (const to of audience(app, state.config.cluster)) out.messages.push({ to, body: { ...votes, to } });
+    else out.messages.push(toEach(audience(app, state.config.cluster), votes));
     app.dirty = false;
     app.lastBroadcast = now;
     app.lastWinners = winners;

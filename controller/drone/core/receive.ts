@@ -148,7 +148,8 @@ export function receive(state: CoreState, msg: DroneMessage, now: number, out: O
     return;
   }
   if (msg.sender === self) return;
-  if ('to' in msg && msg.to !== self) return;
+  if ('to' in msg && msg.to !== undefined && msg.to !== self) return;
+  if ('recipients' in msg && msg.recipients !== undefined && !msg.recipients.includes(self)) return;
   dispatch(state, msg, now, out);
 }
 

@@ -67,6 +67,8 @@ export type DroneEvent =
 export interface Outbound {
   /** Recipient of a directed message; absent for a broadcast. */
   readonly to?: string;
+  /** Recipients of a message for several clusters (the body goes to each of them; addressing.ts says how). */
+  readonly recipients?: readonly string[];
   readonly body: DroneBody;
 }
 

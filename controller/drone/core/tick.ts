@@ -1,6 +1,7 @@
 // Timers of the agent, driven by an injected clock: agreement and weak agreement, OffloadRequest
 // retries and deadlines, re-broadcasts while an auction runs, expiry of fedSlices, forgotten
 // auctions and sealed reservations, periodic slice adverts.
+import { toEach } from './addressing.ts';
 import { advertTick, advertWakeup } from './adverts.ts';
 import { originTick, originWakeup, refuse } from './origin.ts';
 import { closeApp, flush, rebid } from './participant.ts';
@@ -36,13 +37,11 @@ function announce(state: CoreState, app: AppState, now: number, out: Output): vo
   app.announcements += 1;
   const advert = { kind: 'advertisement' as const, type: 'ADD' as const, app: app.app, baseCluster: app.origin, components: app.components, sealed: app.sealed };
   if (app.called === undefined) out.messages.push({ body: advert });
-  else if (!app.sealed) {
-    const bidders = [...app.called].sort();
-    for (const p of bidders) out.messages.push({ to: p, body: { ...advert, bidders, to: p } });
-  } else {
+  else if (!app.sealed) out.messages.push(toEach(app.called, { ...advert, bidders: [...app.called].sort() }));
+  else {
     // Sealed: only the providers called that have not bid yet (a bid is final).
     const silent = state.slices.providers(now).filter((p) => app.called?.has(p) === true && !app.reports.has(p));
-    for (const p of silent) out.messages.push({ to: p, body: { ...advert, to: p } });
+    if (silent.length > 0) out.messages.push(toEach(silent, advert));
   }
   if (!app.sealed) app.dirty = true;
 }

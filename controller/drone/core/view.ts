@@ -27,7 +27,7 @@ export function capacityView(state: CoreState, extraHeld: readonly Held[] = []):
     self: state.config.cluster,
     free: state.free,
     offered: offeredCapacity(state.free, state.scalePercent),
-    hosted: state.ledger.entries(),
+    hosted: state.ledger.current(),
     held: [...extraHeld],
     demand: demand(state),
     weights: state.config.weights,

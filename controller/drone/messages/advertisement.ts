@@ -3,7 +3,7 @@
 // The origin calls only some providers to bid (auction/candidates.ts): in sealed mode it sends
 // the advertisement to each of them (`to`), in open mode it broadcasts it naming them (`bidders`).
 import { Type, type Static } from '@sinclair/typebox';
-import { ClusterId, Component, Name } from '../model.ts';
+import { ClusterId, Recipients, Component, Name } from '../model.ts';
 import { message } from '../../../shared/bus/envelope.ts';
 
 export const ADVERTISEMENT_TYPES = ['ADD', 'DEL', 'MOD'] as const;
@@ -15,6 +15,7 @@ export const AdvertisementMessage = message('advertisement', {
   components: Type.Array(Component, { maxItems: 64, description: 'Empty for DEL.' }),
   sealed: Type.Boolean({ description: 'Votes go only to baseCluster, which decides.' }),
   to: Type.Optional(ClusterId),
+  recipients: Recipients,
   bidders: Type.Optional(Type.Array(ClusterId, { maxItems: 4096, description: 'The providers called to bid; absent: every provider may.' })),
 });
 export type AdvertisementMessage = Static<typeof AdvertisementMessage>;

@@ -2,7 +2,7 @@
 // broadcast so every agent closes its auction (in sealed mode sent to each provider called to bid,
 // `to`: nobody else knew of the app). Placement only, never votes.
 import { Type, type Static } from '@sinclair/typebox';
-import { ClusterId, Name } from '../model.ts';
+import { ClusterId, Recipients, Name } from '../model.ts';
 import { message } from '../../../shared/bus/envelope.ts';
 
 export const SolutionMessage = message('solution', {
@@ -12,5 +12,6 @@ export const SolutionMessage = message('solution', {
   placement: Type.Record(Type.String(), ClusterId, { description: 'component -> hosting cluster.' }),
   reason: Type.Optional(Type.String({ maxLength: 1024 })),
   to: Type.Optional(ClusterId),
+  recipients: Recipients,
 });
 export type SolutionMessage = Static<typeof SolutionMessage>;

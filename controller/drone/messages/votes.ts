@@ -3,7 +3,7 @@
 // Broadcast when every provider may bid; sent to the origin and each other bidder called (`to`)
 // when the origin called only some (auction/candidates.ts): nobody else needs them.
 import { Type, type Static } from '@sinclair/typebox';
-import { ClusterId, Name } from '../model.ts';
+import { ClusterId, Recipients, Name } from '../model.ts';
 import { message } from '../../../shared/bus/envelope.ts';
 
 export const VoteEntry = Type.Object({
@@ -21,5 +21,6 @@ export const VotesMessage = message('votes', {
   winners: Type.Record(Type.String(), ClusterId, { description: 'component -> winning cluster, as the sender sees it.' }),
   round: Type.Integer({ minimum: 0, description: 'Raised on every votes message of the sender: the latest view wins even within one millisecond.' }),
   to: Type.Optional(ClusterId),
+  recipients: Recipients,
 });
 export type VotesMessage = Static<typeof VotesMessage>;

@@ -53,6 +53,12 @@ export interface FederationSpec {
   readonly sharedConnection?: boolean;
   /** More options for each cluster's bus clients (agent and relay): QoS, keyring, metrics. A relay of its own takes only the QoS. */
   readonly bus?: (id: string) => Pick<BusOptions, 'qos' | 'keyring' | 'metrics'>;
+  /** DroneAgentOptions.multicast; default: on, unless clusters share a broker (only its owner may read multi-recipient topics). */
+  readonly multicast?: boolean;
+  /** An embedded broker of this process for a cluster whose `brokerUrl` is given (the benchmark starts them itself). */
+  readonly embedded?: (id: string) => EmbeddedBroker | undefined;
+  /** false: the agent and relay reach their own embedded broker over TCP like any client, not in memory (BusOptions.broker; default true). */
+  readonly inProcess?: boolean;
   /** The clusters whose relays and agents run here (default: all); the others run elsewhere, e.g. in another process, and `brokerUrl` names their brokers. */
   readonly hosted?: readonly string[];
 }
@@ -75,7 +81,8 @@ async function brokers(spec: FederationSpec, cleanup: Cleanup): Promise<Map<stri
   for (const id of spec.ids) {
     const external = spec.brokerUrl?.(id);
     if (external !== undefined) {
-      out.set(id, { url: external });
+      const broker = spec.embedded?.(id);
+      out.set(id, { url: external, ...(broker === undefined ? {} : { broker }) });
       continue;
     }
     if (!hosted.has(id)) throw new Error(`cluster ${id} runs elsewhere: give its broker URL`);
@@ -89,10 +96,11 @@ async function brokers(spec: FederationSpec, cleanup: Cleanup): Promise<Map<stri
 interface Links { readonly client: BusClient<DroneMessage>; readonly relay?: RelayHandle }
 
 /** A cluster's bus client and its relay: sharing one connection to the cluster's broker unless `sharedConnection` is false. */
-async function connect(spec: FederationSpec, id: string, urls: Map<string, { url: string }>, cleanup: Cleanup): Promise<Links> {
+async function connect(spec: FederationSpec, id: string, urls: Map<string, { url: string; broker?: EmbeddedBroker }>, cleanup: Cleanup): Promise<Links> {
   const url = urls.get(id)?.url ?? '';
   const shared = spec.sharedConnection !== false && spec.relays !== false;
-  const extra = spec.bus?.(id) ?? {};
+  const embedded = spec.inProcess === false ? undefined : urls.get(id)?.broker;
+  const extra = { ...spec.bus?.(id), ...(embedded === undefined ? {} : { broker: embedded }) };
   const client = droneBusClient({ url, cluster: id, username: id, password: password(id), link: 'agent', backoff: { initialMs: 50, maxMs: 500 }, ignoreOwn: !shared, ...extra }, codec);
   cleanup(() => client.stop());
   await client.start();
@@ -104,7 +112,7 @@ async function connect(spec: FederationSpec, id: string, urls: Map<string, { url
   };
   const relay = shared
     ? new FederationRelay<DroneMessage>({ ...common, local: client }, codec)
-    : new FederationRelay<Envelope>({ ...common, local: { url, username: id, password: password(id), ...(extra.qos === undefined ? {} : { qos: extra.qos }) }, publisher: client }, relayCodec);
+    : new FederationRelay<Envelope>({ ...common, local: { url, username: id, password: password(id), ...(extra.qos === undefined ? {} : { qos: extra.qos }), ...(embedded === undefined ? {} : { broker: embedded }) }, publisher: client }, relayCodec);
   cleanup(() => relay.stop());
   await relay.start();
   return { client, relay };
@@ -120,11 +128,13 @@ export async function startFederation(spec: FederationSpec, cleanup: Cleanup): P
     if (relay !== undefined) await waitFor(`relay links of ${id}`, () => (relay.linksUp() === want ? true : undefined), { timeoutMs: 20_000 });
   }
   const clusters = new Map<string, FederatedCluster>();
+  const brokersShared = new Set([...urls.values()].map((u) => u.url)).size < spec.ids.length;
   for (const [id, { client, relay }] of links) {
     const agent = new DroneAgent({
       config: { cluster: id, mode: spec.mode ?? 'open', scalePercent: spec.scalePercent ?? 100, weights: new Map(), ...DEFAULT_TIMERS, ...spec.timers, ...(spec.fanout === undefined ? {} : { fanout: spec.fanout }) },
       free: spec.free(id),
       bus: tapped(id, asDroneBus(client), spec.tap),
+      multicast: spec.multicast ?? !brokersShared,
     });
     cleanup(() => { agent.stop(); });
     const decisions: DroneEvent[] = [];

@@ -3,6 +3,7 @@
 // and delays messages at given rates. Deterministic for a given seed.
 import { SeenIds } from '../../../shared/bus/dedup.ts';
 import { DroneCore, DEFAULT_TIMERS, type DroneConfig, type DroneEvent, type Output, type Timers } from '../../../controller/drone/agent-core.ts';
+import { onTheWire } from '../../../controller/drone/core/addressing.ts';
 import { droneCodec, type DroneMessage } from '../../../controller/drone/messages/index.ts';
 import type { Job, Resources } from '../../../controller/drone/model.ts';
 
@@ -65,8 +66,12 @@ export class SimFederation {
   private seq = 0;
   private readonly afterStep: Array<() => void> = [];
 
-  constructor(clusters: readonly ClusterSpec[], options: { seed: number; faults?: Faults; mode?: DroneConfig['mode']; timers?: Partial<Timers>; latencyMs?: number; fanout?: number }) {
+  /** Messages for several clusters go as one message naming them all (DroneAgentOptions.multicast), delivered to each. */
+  private readonly multicast: boolean;
+
+  constructor(clusters: readonly ClusterSpec[], options: { seed: number; faults?: Faults; mode?: DroneConfig['mode']; timers?: Partial<Timers>; latencyMs?: number; fanout?: number; multicast?: boolean }) {
     this.random = prng(options.seed);
+    this.multicast = options.multicast ?? true;
     this.faults = options.faults ?? NO_FAULTS;
     this.latencyMs = options.latencyMs ?? 1;
     for (const c of clusters) {
@@ -126,12 +131,12 @@ export class SimFederation {
   private emit(from: string, out: Output): void {
     for (const event of out.events) this.events.push({ at: this.now, cluster: from, event });
     if (this.down.has(from)) return;
-    for (const m of out.messages) {
+    for (const m of out.messages.flatMap((o) => onTheWire(o, this.multicast))) {
       this.seq += 1;
       const message = { ...m.body, v: 1 as const, id: `${from}-${String(this.seq).padStart(8, '0')}`, sender: from, timestamp: this.now, hops: 0 } as DroneMessage;
       this.sent.push({ at: this.now, from, message });
       const payload = this.codec.encode(message);
-      const targets = m.to !== undefined ? [m.to] : [...this.agents.keys()].filter((id) => id !== from);
+      const targets = m.to !== undefined ? [m.to] : m.recipients ?? [...this.agents.keys()].filter((id) => id !== from);
       for (const to of targets) this.route(to, payload);
     }
   }
