@@ -124,9 +124,11 @@ export class DroneFederation {
     const codec = droneCodec();
     // signs what this cluster publishes (with a key) and checks senders whose Federation has a public key
     this.keyring = droneKeyring(settings, new Map()) ?? new Keyring({ peers: new Map(), require: false });
-    this.bus = droneBusClient({ url: this.brokerUrl, cluster: settings.droneCluster, ...login, keyring: this.keyring, ignoreOwn: true, logger, signal: this.stopping.signal }, codec);
+    // The embedded broker runs in this process: the agent and the relay reach it in memory, not over a loopback socket (shared/bus/broker.ts connect).
+    const embedded = this.broker === undefined ? {} : { broker: this.broker };
+    this.bus = droneBusClient({ url: this.brokerUrl, cluster: settings.droneCluster, ...login, keyring: this.keyring, ignoreOwn: true, logger, signal: this.stopping.signal, ...embedded }, codec);
     await this.bus.start();
-    const relay = new FederationRelay<DroneMessage>({ cluster: settings.droneCluster, local: { url: this.brokerUrl, ...login }, neighbours: [], publisher: this.bus, logger, signal: this.stopping.signal }, codec);
+    const relay = new FederationRelay<DroneMessage>({ cluster: settings.droneCluster, local: { url: this.brokerUrl, ...login, ...embedded }, neighbours: [], publisher: this.bus, logger, signal: this.stopping.signal }, codec);
     this.relay = relay;
     await relay.start();
     for (const event of ['add', 'update', 'delete'] as const) this.federations.on(event, () => { void this.refreshNeighbours(); });
