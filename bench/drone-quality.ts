@@ -1,6 +1,7 @@
 // Placement quality of the DRONE auction against the best placement, found by enumeration, on
 // instances small enough to enumerate (3 clusters, 4 jobs of 1–2 components). Pure core in a
 // simulated federation, no faults. Objective: jobs fully placed (the auction places whole jobs).
+import { pathToFileURL } from 'node:url';
 import type { Timers } from '../controller/drone/agent-core.ts';
 import type { Job } from '../controller/drone/model.ts';
 import { SimFederation, prng, type ClusterSpec } from '../test/drone/support/network.ts';
@@ -84,4 +85,14 @@ export function placementQuality(count: number, timers?: Partial<Timers>): Quali
     }
     return { mode, instances: count, placed, best: top, optimal };
   });
+}
+
+/** One line of figures for a mode, as bench:drone and bench:drone-quality print it. */
+export function qualityLine(q: Quality): string {
+  return `placement quality (${q.mode}, ${String(q.instances)} instances of 3 clusters and 4 jobs): jobs placed ${String(q.placed)} of best ${String(q.best)} (×${(q.placed / q.best).toFixed(3)}), optimal in ${(100 * q.optimal / q.instances).toFixed(0)}% of instances`;
+}
+
+// `npm run bench:drone-quality`: the quality alone, with the agents' default timers
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  for (const q of placementQuality(200)) console.log(qualityLine(q));
 }

@@ -26,7 +26,7 @@ import { droneCodec } from '../controller/drone/messages/index.ts';
 import { password, user } from '../test/drone/support/brokers.ts';
 import { prng } from '../test/drone/support/network.ts';
 import { BenchGroup, type Counts, type GroupSpec, type RunResult } from './drone-group.ts';
-import { placementQuality } from './drone-quality.ts';
+import { placementQuality, qualityLine } from './drone-quality.ts';
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 100);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
@@ -233,7 +233,7 @@ async function main(): Promise<void> {
   }
   if (process.env.BENCH_QUALITY !== '0') {
     const quality = placementQuality(200, TIMERS);
-    for (const q of quality) console.log(`placement quality (${q.mode}, ${q.instances} instances of 3 clusters and 4 jobs): jobs placed ${q.placed} of best ${q.best} (×${(q.placed / q.best).toFixed(3)}), optimal in ${(100 * q.optimal / q.instances).toFixed(0)}% of instances`);
+    for (const q of quality) console.log(qualityLine(q));
   }
   console.log(JSON.stringify({ baselineHopMs: hop, rows }));
 }
