@@ -7,8 +7,11 @@
 //    (counted from a one-item page and remainingItemCount, a full list if absent), objects/s, peak
 //    RSS of the process (VmHWM), the controller's API writes per device (its
 //    edgeshifu_kube_writes_total), and the load average before and after (the machine is shared);
-//    progress (bundles, RSS) every 30 s while it runs.
-// Usage: npm run bench:controller -- [--devices 1000] [--nodes 100]
+//    progress (bundles, RSS) every 30 s while it runs;
+//  - then the steady state: the controller keeps running for --settle seconds (default 120) while
+//    its devices resync and their pods become available, and the peak RSS of that window is
+//    reported apart (at 10,000 devices it was higher than the peak while the bundles were made).
+// Usage: npm run bench:controller -- [--devices 1000] [--nodes 100] [--settle 120]
 import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -27,10 +30,11 @@ import { deviceShifuDeployment } from '../controller/bundle/deployment.ts';
 import { deviceShifuService } from '../controller/bundle/service.ts';
 import { deviceShifuServiceAccount } from '../controller/bundle/access.ts';
 
-const { values } = parseArgs({ options: { devices: { type: 'string', default: '1000' }, nodes: { type: 'string', default: '100' }, concurrency: { type: 'string', default: '8' } } });
+const { values } = parseArgs({ options: { devices: { type: 'string', default: '1000' }, nodes: { type: 'string', default: '100' }, concurrency: { type: 'string', default: '8' }, settle: { type: 'string', default: '120' } } });
 const DEVICES = Number(values.devices);
 const NODES = Number(values.nodes);
 const CONCURRENCY = Number(values.concurrency);
+const SETTLE_S = Number(values.settle);
 
 async function inBatches<T>(items: readonly T[], work: (item: T) => Promise<unknown>): Promise<void> {
   for (let i = 0; i < items.length; i += CONCURRENCY) await Promise.all(items.slice(i, i + CONCURRENCY).map(work));
@@ -92,6 +96,25 @@ async function cluster(name: string, nodes: readonly string[]): Promise<{ cluste
   return { cluster: started, kube };
 }
 
+/** RSS over the steady-state window: lowest and highest sample, and the process's peak at the end. */
+async function settle(pid: number): Promise<{ min: number; max: number; peak: number }> {
+  let min = Infinity;
+  let max = 0;
+  const stop = every30s(async () => `steady state: RSS ${(await rssMb(pid)).toFixed(0)} MB, peak ${(await peakRssMb(pid)).toFixed(0)} MB`);
+  const end = performance.now() + SETTLE_S * 1000;
+  try {
+    while (performance.now() < end) {
+      const rss = await rssMb(pid);
+      min = Math.min(min, rss);
+      max = Math.max(max, rss);
+      await new Promise((resolve) => setTimeout(resolve, Math.min(5000, Math.max(0, end - performance.now()))));
+    }
+  } finally {
+    stop();
+  }
+  return { min, max, peak: await peakRssMb(pid) };
+}
+
 const loadBefore = load();
 const nodes = Array.from({ length: NODES }, (_, i) => `edge-${String(i)}`);
 const names = Array.from({ length: DEVICES }, (_, i) => `device-${String(i)}`);
@@ -150,6 +173,8 @@ try {
   const controllerMs = performance.now() - t1;
   const peak = await peakRssMb(pid);
   const writes = await writesPerDevice(controller.spec.logFile);
+  // the steady state: resyncs and availability updates of every device; RSS sampled every 5 s
+  const settled = await settle(pid);
   await controller.stop();
 
   const objects = DEVICES * 5; // ServiceAccount, Role, RoleBinding, Deployment, Service
@@ -160,6 +185,7 @@ try {
   console.log(`  ratio controller / baseline per object:  ${((controllerMs / objects) / (baselineMs / (DEVICES * 3))).toFixed(2)}`);
   console.log(`  controller API writes per device:        ${writes} (baseline: 3)`);
   console.log(`  controller RSS: idle ${idleRss.toFixed(0)} MB, peak ${peak.toFixed(0)} MB (seed goal < 100 MB)`);
+  if (SETTLE_S > 0) console.log(`  then ${String(SETTLE_S)} s of steady state: RSS ${settled.min.toFixed(0)}–${settled.max.toFixed(0)} MB sampled every 5 s, peak ${settled.peak.toFixed(0)} MB (VmHWM)`);
   console.log(`  machine load (1/5/15 min): before ${loadBefore}, after ${load()}`);
 } finally {
   await plane.stop();
