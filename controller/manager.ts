@@ -19,6 +19,7 @@ import { parseNodeFlags } from './bundle/node-flags.ts';
 import { labelSelectorMatcher } from './selector.ts';
 import type { Topology } from './topology.ts';
 import { World, type EdgeDevice, type EdgeNode } from './world.ts';
+import { sameButVersion } from './records.ts';
 import type { Offloader } from './offload/manager.ts';
 
 export interface ControllerDeps {
@@ -152,9 +153,10 @@ export class Controller {
         this.showDevice(key, event === 'delete' ? undefined : d);
         this.enqueue(key);
       });
-      world.deployments.on(event, (o) => { this.enqueueOwner(o); });
-      world.services.on(event, (o) => { this.enqueueOwner(o); });
-      world.pods.on(event, (p) => { this.enqueueOwner(p); });
+      // an update that changed nothing the records keep (status heartbeats, conditions) reconciles nothing
+      world.deployments.on(event, (o, _key, previous) => { if (event !== 'update' || !sameButVersion(o, previous)) this.enqueueOwner(o); });
+      world.services.on(event, (o, _key, previous) => { if (event !== 'update' || !sameButVersion(o, previous)) this.enqueueOwner(o); });
+      world.pods.on(event, (p, _key, previous) => { if (event !== 'update' || !sameButVersion(p, previous)) this.enqueueOwner(p); });
       world.configMaps.on(event, (cm) => { this.devicesWhere((d) => d.spec.configMapName === cm.metadata?.name); });
       world.nodes.on(event, (n) => { this.nodeChanged(n.metadata?.name ?? '', event === 'delete'); });
       world.edgeNodes.on(event, (n) => { this.edgeNodeChanged(n, event === 'delete'); });

@@ -96,6 +96,19 @@ export function compactVersion(resourceVersion: string | undefined): string | nu
   return n <= SMALL ? n : resourceVersion;
 }
 
+/**
+ * True when a record's new version differs from the previous one in its resourceVersion only:
+ * nothing a reader uses changed (records hold exactly what readers use), so the owner need not be
+ * reconciled again. Kubernetes writes status heartbeats and conditions that records leave out.
+ */
+export function sameButVersion(record: object, previous: object | undefined): boolean {
+  if (previous === undefined) return false;
+  const a = record as Record<string, unknown>;
+  const b = previous as Record<string, unknown>;
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => k === 'resourceVersion' || Object.is(a[k], b[k]));
+}
+
 /** The resourceVersion of a record, as the informer compares it. */
 export function versionOf(record: { readonly resourceVersion: string | number | undefined }): string | undefined {
   return record.resourceVersion === undefined ? undefined : String(record.resourceVersion);

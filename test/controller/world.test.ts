@@ -7,7 +7,7 @@ import type { V1Deployment, V1Node, V1Pod, V1Service } from '@kubernetes/client-
 import { deviceShifuDeployment } from '../../controller/bundle/deployment.ts';
 import { deviceShifuService } from '../../controller/bundle/service.ts';
 import { markerOf } from '../../controller/applied.ts';
-import { compactVersion, deploymentRecord, DeviceKeys, podRecord, PodRecord, serviceRecord, slimEdgeDevice, StringPool, versionOf } from '../../controller/records.ts';
+import { compactVersion, deploymentRecord, DeviceKeys, podRecord, PodRecord, sameButVersion, serviceRecord, slimEdgeDevice, StringPool, versionOf } from '../../controller/records.ts';
 import { LIST_PAGE, listEach, slimNode, World, type EdgeDevice } from '../../controller/world.ts';
 import type { KubeClient } from '../../shared/kube/client.ts';
 import { createLogger } from '../../shared/log.ts';
@@ -261,4 +261,21 @@ test("the pod index follows the pod informer's events, each taking back the vers
   } finally {
     await world.stop();
   }
+});
+
+test('a record that changed only its resourceVersion is the same to its readers (no reconcile of the owner)', (t) => {
+  const pool = new StringPool();
+  const labels = { 'shifu.edgenesis.io/edgedevice': 'thermometer', 'shifu.edgenesis.io/edgedevice-namespace': 'devices' };
+  const pod = (resourceVersion: string, phase: string, heartbeat: string): V1Pod => ({ metadata: { name: 'p', namespace: 'deviceshifu', resourceVersion, labels },
+    spec: { nodeName: 'n1', containers: [] }, status: { phase, conditions: [{ type: 'Ready', status: 'True', lastProbeTime: heartbeat as unknown as Date }] } });
+  const first = podRecord(pod('1', 'Running', 'a'), 'deviceshifu', pool);
+  t.true(sameButVersion(podRecord(pod('2', 'Running', 'b'), 'deviceshifu', pool), first), 'a heartbeat the record leaves out');
+  t.false(sameButVersion(podRecord(pod('3', 'Pending', 'b'), 'deviceshifu', pool), first), 'the phase, which readiness reads');
+  t.false(sameButVersion(first, undefined), 'an add has no previous version');
+  const deployment = deploymentRecord(served(), pool);
+  const scaled = served();
+  Object.assign(scaled.metadata ?? {}, { resourceVersion: '813' });
+  t.true(sameButVersion(deploymentRecord(scaled, pool), deployment));
+  Object.assign(scaled.status ?? {}, { availableReplicas: 0 });
+  t.false(sameButVersion(deploymentRecord(scaled, pool), deployment), 'availability changed');
 });
