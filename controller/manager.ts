@@ -2,7 +2,7 @@
 // from EdgeNodes and Nodes. Every change is mapped to the device keys it concerns; reconcile
 // reads the world afresh (level-based), so a missed or doubled event costs nothing.
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
-import type { Informer } from '../shared/kube/informer.ts';
+import type { Informer, InformerEvent } from '../shared/kube/informer.ts';
 import type { KubeClient } from '../shared/kube/client.ts';
 import { CollectedGauge, type Registry } from '../shared/prometheus.ts';
 import type { Logger } from '../shared/log.ts';
@@ -145,6 +145,11 @@ export class Controller {
     if (record.device !== undefined) this.enqueue(record.device);
   }
 
+  /** An event on a bundle object or deviceShifu pod; an update that changed nothing its record keeps (status heartbeats, conditions) reconciles nothing. */
+  private ownerEvent<R extends { readonly device: string | undefined }>(event: InformerEvent, record: R, previous: R | undefined): void {
+    if (event !== 'update' || !sameButVersion(record, previous)) this.enqueueOwner(record);
+  }
+
   private wire(): void {
     const { world } = this;
     for (const event of ['add', 'update', 'delete'] as const) {
@@ -153,10 +158,9 @@ export class Controller {
         this.showDevice(key, event === 'delete' ? undefined : d);
         this.enqueue(key);
       });
-      // an update that changed nothing the records keep (status heartbeats, conditions) reconciles nothing
-      world.deployments.on(event, (o, _key, previous) => { if (event !== 'update' || !sameButVersion(o, previous)) this.enqueueOwner(o); });
-      world.services.on(event, (o, _key, previous) => { if (event !== 'update' || !sameButVersion(o, previous)) this.enqueueOwner(o); });
-      world.pods.on(event, (p, _key, previous) => { if (event !== 'update' || !sameButVersion(p, previous)) this.enqueueOwner(p); });
+      world.deployments.on(event, (o, _key, previous) => { this.ownerEvent(event, o, previous); });
+      world.services.on(event, (o, _key, previous) => { this.ownerEvent(event, o, previous); });
+      world.pods.on(event, (p, _key, previous) => { this.ownerEvent(event, p, previous); });
       world.configMaps.on(event, (cm) => { this.devicesWhere((d) => d.spec.configMapName === cm.metadata?.name); });
       world.nodes.on(event, (n) => { this.nodeChanged(n.metadata?.name ?? '', event === 'delete'); });
       world.edgeNodes.on(event, (n) => { this.edgeNodeChanged(n, event === 'delete'); });

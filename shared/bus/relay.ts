@@ -180,9 +180,10 @@ export class FederationRelay<M extends Envelope> {
       return via !== undefined && live(via) ? via : undefined;
     }, [...this.links.keys()].filter(usable));
     let next: Buffer | undefined;
+    // split names only usable links
     for (const [cluster, carried] of split) {
       const link = this.links.get(cluster);
-      if (link === undefined || !usable(cluster)) continue;
+      if (link === undefined) continue;
       next ??= this.raised(message, payload);
       this.push(cluster, link, { topic: relayTopicOf(self, info, carried), payload: next, kind: message.kind });
     }
