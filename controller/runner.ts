@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { Counter, Gauge, Histogram, Registry } from '../shared/prometheus.ts';
 import { EdgeshifuError } from '../shared/errors.ts';
-import type { Logger } from '../shared/log.ts';
+import { deferredChild, type Logger } from '../shared/log.ts';
 import { WorkQueue } from './queue.ts';
 
 export interface ReconcileResult {
@@ -82,7 +82,7 @@ export class Runner {
 
   private async once(key: string): Promise<void> {
     const { name, logger } = this.options;
-    const log = logger.child({ controller: name, key, reconcileId: randomUUID().slice(0, 8) });
+    const log = deferredChild(logger, { controller: name, key, reconcileId: randomUUID().slice(0, 8) });
     const started = performance.now();
     try {
       const result = await this.options.reconcile(key, log);

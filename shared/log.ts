@@ -30,3 +30,21 @@ export function createLogger(component: string, options: LogOptions = {}): Logge
   };
   return options.destination === undefined ? pino(config) : pino(config, options.destination);
 }
+
+/**
+ * A child logger made on its first use. A pino child runs every binding through the redaction's
+ * wildcard paths: ~250 µs and ~135 KB of garbage each under the image's flags (scratch measure,
+ * issue 3). A reconcile that logs nothing (nearly all of them) then costs nothing.
+ */
+export function deferredChild(parent: Logger, bindings: Record<string, unknown>): Logger {
+  let child: Logger | undefined;
+  const made = (): Logger => (child ??= parent.child(bindings));
+  // every read goes to the child, so pino's methods (called with this = the proxy) see its state;
+  // a grandchild (Object.create(proxy)) keeps what is set on it as its own
+  const proxy: Logger = new Proxy(parent, {
+    get: (_target, property) => Reflect.get(made(), property) as unknown,
+    set: (_target, property, value, receiver) => Reflect.set(made(), property, value, receiver === proxy ? made() : receiver),
+    has: (_target, property) => Reflect.has(made(), property),
+  });
+  return proxy;
+}
