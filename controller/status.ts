@@ -50,18 +50,33 @@ export function nextStatus(current: EdgeDeviceStatus | undefined, view: Controll
   return status;
 }
 
-/** JSON with keys sorted at every level, so key order never reads as a change. */
-export function stableJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => {
-    if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
-    return Object.fromEntries(Object.entries(v).sort(([a], [b]) => byCodePoint(a, b)));
-  });
+/**
+ * Equal as JSON: key order, and keys whose value is undefined, never read as a change. Compared in
+ * place: serialising both sides with sorted keys cost ~20 KB of garbage per reconcile under the
+ * image's flags, on every resync of every device (issue 3, steady state).
+ */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (Array.isArray(a) || Array.isArray(b)) return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => sameJson(x, b[i]));
+  return sameRecords(a as Record<string, unknown>, b as Record<string, unknown>);
 }
 
-function comparable(status: EdgeDeviceStatus | undefined): string {
-  return stableJson({ ...status, conditions: [...(status?.conditions ?? [])].sort((a, b) => byCodePoint(a.type, b.type)) });
+function sameRecords(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  let defined = 0;
+  for (const key of Object.keys(a)) {
+    if (a[key] === undefined) continue;
+    defined += 1;
+    if (!sameJson(a[key], b[key])) return false;
+  }
+  for (const key of Object.keys(b)) if (b[key] !== undefined) defined -= 1;
+  return defined === 0;
 }
+
+const byType = (a: Condition, b: Condition): number => byCodePoint(a.type, b.type);
 
 export function statusChanged(current: EdgeDeviceStatus | undefined, next: EdgeDeviceStatus): boolean {
-  return comparable(current) !== comparable(next);
+  const { conditions: before = [], ...rest } = current ?? {};
+  const { conditions: after = [], ...nextRest } = next;
+  return !sameJson(rest, nextRest) || !sameJson([...before].sort(byType), [...after].sort(byType));
 }
