@@ -87,6 +87,7 @@ export class World {
   readonly strings = new StringPool();
   /** Requests per node and deviceShifu pods per device, following the pod informer. */
   readonly podIndex: PodIndex;
+  private placementChanges = 0;
 
   constructor(client: KubeClient, deviceShifuNamespace: string, logger: Logger) {
     const ns = deviceShifuNamespace;
@@ -108,6 +109,14 @@ export class World {
     this.pods.on('add', (p) => { index.upsert(p); });
     this.pods.on('update', (p, _key, previous) => { index.upsert(p, previous); });
     this.pods.on('delete', (_p, _key, previous) => { index.remove(previous); });
+    for (const event of ['add', 'update', 'delete'] as const) {
+      for (const cache of [this.nodes, this.edgeNodes, this.pods] as const) cache.on(event, () => { this.placementChanges += 1; });
+    }
+  }
+
+  /** Moves on every event that can change what placement sees of the nodes (Node, EdgeNode, pod). */
+  get placementVersion(): number {
+    return this.placementChanges;
   }
 
   private all(): Array<Pick<Informer<KubernetesObject, unknown>, 'start' | 'stop'>> {
