@@ -39,14 +39,16 @@ interface Scored {
   readonly freeCpuMillis: number;
 }
 
+// Every device is placed again on each resync, over every node: scoring and comparing add no
+// numbers they need not (a sum or difference of doubles is a fresh heap object under --lite-mode).
 function score(node: CandidateNode, request: PlacementRequest): Scored {
   const own = request.current?.node === node.name;
   return {
     node,
     distance: request.location && node.location ? distanceKm(request.location, node.location) : undefined,
     sameZone: request.location?.zone !== undefined && node.location?.zone === request.location.zone,
-    freeMemory: node.freeMemory + (own ? request.memory : 0),
-    freeCpuMillis: node.freeCpuMillis + (own ? request.cpuMillis : 0),
+    freeMemory: own ? node.freeMemory + request.memory : node.freeMemory,
+    freeCpuMillis: own ? node.freeCpuMillis + request.cpuMillis : node.freeCpuMillis,
   };
 }
 
@@ -58,9 +60,9 @@ function fits(s: Scored, request: PlacementRequest): boolean {
 function compare(a: Scored, b: Scored): number {
   const da = a.distance ?? Infinity;
   const db = b.distance ?? Infinity;
-  if (da !== db) return da - db;
+  if (da !== db) return da < db ? -1 : 1;
   if (a.sameZone !== b.sameZone) return a.sameZone ? -1 : 1;
-  if (a.freeMemory !== b.freeMemory) return b.freeMemory - a.freeMemory;
+  if (a.freeMemory !== b.freeMemory) return a.freeMemory > b.freeMemory ? -1 : 1;
   return a.node.name < b.node.name ? -1 : a.node.name > b.node.name ? 1 : 0;
 }
 
