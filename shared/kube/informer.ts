@@ -123,7 +123,9 @@ export class Informer<T extends KubernetesObject, C = T> {
 
   /** Each cached object with its key, without copying the cache (10,000 records). */
   forEach(visit: (object: C, key: string) => void): void {
-    for (const [key, object] of this.cache) visit(object, key);
+    // Map's own forEach makes no [key, value] pair per entry, as for...of does (a scan of 10,000
+    // devices on every node event was ~0.8 MB of garbage under --lite-mode)
+    this.cache.forEach(visit);
   }
 
   get(name: string, namespace?: string): C | undefined {

@@ -98,7 +98,8 @@ test.serial('an attached device runs on its node; with no room anywhere a device
 test.serial('a node too small for the deviceShifu leaves the device Pending with the reason', async (t) => {
   const { kube } = await edgeCluster(t);
   await kube.addNode('tiny', { memory: '16Mi' });
-  await startController(t, kube);
+  // no resync within the test: only the node event can give the waiting device its node
+  await startController(t, kube, ['--resync-seconds', '3600']);
   await createDevice(kube, thermometer('squeezed'));
   const pending = await waitForCondition(kube, 'squeezed', 'Scheduled', { status: 'False' });
   t.is(conditionOf(pending, 'Scheduled')?.reason, 'NoNodeAvailable');
