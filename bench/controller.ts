@@ -8,10 +8,11 @@
 //    RSS of the process (VmHWM), the controller's API writes per device (its
 //    edgeshifu_kube_writes_total), and the load average before and after (the machine is shared);
 //    progress (bundles, RSS) every 30 s while it runs;
-//  - then the steady state: the controller keeps running for --settle seconds (default 120) while
-//    its devices resync and their pods become available, and the peak RSS of that window is
-//    reported apart (at 10,000 devices it was higher than the peak while the bundles were made).
-// Usage: npm run bench:controller -- [--devices 1000] [--nodes 100] [--settle 120]
+//  - then the steady state: the controller keeps running for --settle seconds (default 300, five
+//    resync rounds) while its devices resync and their pods become available, and the peak RSS
+//    of that window is reported apart (at 10,000 devices it was once higher than the peak while
+//    the bundles were made).
+// Usage: npm run bench:controller -- [--devices 1000] [--nodes 100] [--settle 300]
 import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -30,7 +31,7 @@ import { deviceShifuDeployment } from '../controller/bundle/deployment.ts';
 import { deviceShifuService } from '../controller/bundle/service.ts';
 import { deviceShifuServiceAccount } from '../controller/bundle/access.ts';
 
-const { values } = parseArgs({ options: { devices: { type: 'string', default: '1000' }, nodes: { type: 'string', default: '100' }, concurrency: { type: 'string', default: '8' }, settle: { type: 'string', default: '120' } } });
+const { values } = parseArgs({ options: { devices: { type: 'string', default: '1000' }, nodes: { type: 'string', default: '100' }, concurrency: { type: 'string', default: '8' }, settle: { type: 'string', default: '300' } } });
 const DEVICES = Number(values.devices);
 const NODES = Number(values.nodes);
 const CONCURRENCY = Number(values.concurrency);
