@@ -38,7 +38,7 @@ function metricsFor(registry: Registry): RunnerMetrics {
   if (existing !== undefined) return existing;
   const registers = [registry];
   const metrics = {
-    total: new Counter<'controller' | 'result'>({ name: 'edgeshifu_reconcile_total', help: 'Reconciles by controller and result (success, requeue, error, invalid)', labelNames: ['controller', 'result'], registers }),
+    total: new Counter<'controller' | 'result'>({ name: 'edgeshifu_reconcile_total', help: 'Reconciles by controller and result (success, requeue, conflict, error, invalid)', labelNames: ['controller', 'result'], registers }),
     duration: new Histogram<'controller'>({ name: 'edgeshifu_reconcile_duration_seconds', help: 'Time per reconcile', labelNames: ['controller'], buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5], registers }),
     depth: new Gauge<'controller'>({ name: 'edgeshifu_workqueue_depth', help: 'Keys waiting per controller', labelNames: ['controller'], registers }),
   };
@@ -106,8 +106,15 @@ export class Runner {
       return;
     }
     const retryInMs = this.queue.addRateLimited(key);
-    this.metrics.total.inc({ controller: name, result: 'error' });
     const message = err instanceof Error ? err.message : String(err);
+    if (err instanceof EdgeshifuError && err.kind === 'conflict') {
+      // an optimistic-concurrency race (the object moved since the cache saw it) is expected with
+      // several writers: retried against the newer version, it is not an error to page anyone on
+      this.metrics.total.inc({ controller: name, result: 'conflict' });
+      log.debug({ err: message, retryInMs }, 'write raced another; retrying');
+      return;
+    }
+    this.metrics.total.inc({ controller: name, result: 'error' });
     log.error({ err: message, retryInMs, retries: this.queue.retries(key) }, 'reconcile failed');
   }
 }

@@ -2,7 +2,9 @@
 // runner shares one set of reconcile series, and the edgeMap's content negotiation (no express).
 import test from 'ava';
 import * as promClient from 'prom-client';
+import { Writable } from 'node:stream';
 import { Gauge, Registry } from '../../shared/prometheus.ts';
+import { EdgeshifuError } from '../../shared/errors.ts';
 import { Runner } from '../../controller/runner.ts';
 import { controllerRegistry } from '../../controller/metrics.ts';
 import { createLogger } from '../../shared/log.ts';
@@ -51,6 +53,27 @@ test('two runners on one registry share the reconcile series, told apart by labe
   t.regex(text, /edgeshifu_reconcile_duration_seconds_count\{component="controller",controller="edgedevice"\} 1\n/);
   t.is(text.match(/# TYPE edgeshifu_reconcile_total /g)?.length, 1, 'one family, not one per runner');
   t.regex(text, /edgeshifu_process_resident_memory_bytes\{component="controller"\} \d+/);
+});
+
+test('a write that lost an optimistic-concurrency race is retried and counted as a conflict, not logged as an error', async (t) => {
+  const registry = controllerRegistry();
+  const lines: string[] = [];
+  const logger = createLogger('test', { level: 'debug', destination: new Writable({ write(chunk: Buffer, _e, done) { lines.push(chunk.toString()); done(); } }) });
+  let calls = 0;
+  const runner = new Runner({ name: 'edgedevice', workers: 1, logger, registry, reconcile: () => {
+    calls += 1;
+    return calls === 1 ? Promise.reject(new EdgeshifuError('conflict', 'patch status of devices/a: the object has been modified')) : Promise.resolve({});
+  } });
+  runner.start();
+  t.teardown(() => runner.stop());
+  runner.queue.add('devices/a');
+  await waitFor('the retry to succeed', () => (sampleSum(registry, 'edgeshifu_reconcile_total') >= 2 ? true : undefined));
+  const text = registry.metrics();
+  t.regex(text, /edgeshifu_reconcile_total\{controller="edgedevice",result="conflict",component="controller"\} 1\n/);
+  t.regex(text, /edgeshifu_reconcile_total\{controller="edgedevice",result="success",component="controller"\} 1\n/);
+  t.false(text.includes('result="error"'));
+  const logged = lines.map((l) => JSON.parse(l) as { level: string; msg: string; key?: string });
+  t.deepEqual(logged.map((l) => [l.level, l.msg, l.key]), [['debug', 'write raced another; retrying', 'devices/a']]);
 });
 
 test('GET /edgemap negotiation: a browser gets the page, other clients (and ties) the JSON', (t) => {
