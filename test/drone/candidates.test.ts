@@ -152,7 +152,7 @@ test('in open mode, a bidder that hears another bidder\'s votes before its own a
   t.deepEqual(early.messages, [], 'nothing to say about an app it has not heard of');
   const out = b.receive({ ...envelope('a', 'a.1', 1), kind: 'advertisement', to: 'b', type: 'ADD', app: 'web', baseCluster: 'a', components: [api], sealed: false, bidders: ['b', 'c'] }, 11);
   const votes = out.messages.map((m) => m.body).filter((m) => m.kind === 'votes');
-  t.deepEqual(out.messages.filter((m) => m.body.kind === 'votes').map((m) => m.recipients), [['a', 'c']], 'b reports to the origin and the other bidder, in one message');
+  t.deepEqual(out.messages.filter((m) => m.body.kind === 'votes').map((m) => m.recipients), [['a']], 'b holds no vote: it reports to the origin alone (c has nothing to learn from it)');
   // An equal vote: the older one (c's) wins, so b does not take api from c.
   t.deepEqual(votes[0]?.winners, { api: 'c' });
   t.false(votes[0]?.entries.some((e) => e.cluster === 'b' && e.value > 0));
@@ -175,4 +175,23 @@ test('in open mode the origin does not wait for the release of a bidder outbid b
   };
   t.deepEqual(run(100), { early: ['offload-request'], late: [] }, 'c\'s 100 cannot be outbid: b can only let go');
   t.deepEqual(run(90), { early: [], late: ['offload-request'] }, 'c\'s 90 could still move: b\'s word is awaited');
+});
+
+test('in open mode a bidder tells the other bidders only what is new to them: its own votes, their release, or everything when the app is announced again', (t) => {
+  const envelope = (sender: string, id: string, timestamp: number): { v: 1; id: string; sender: string; timestamp: number; hops: number } => ({ v: 1, id, sender, timestamp, hops: 1 });
+  const b = new DroneCore({ cluster: 'b', mode: 'open', scalePercent: 100, weights: new Map(), ...DEFAULT_TIMERS }, { cpu: 1_000_000, memory: 1_000_000 });
+  b.tick(0);
+  const advert = (id: string): DroneMessage => ({ ...envelope('a', id, 1), kind: 'advertisement', recipients: ['b', 'c', 'd'], type: 'ADD', app: 'web', baseCluster: 'a', components: [api, db], sealed: false, bidders: ['b', 'c', 'd'] });
+  const votes = (sender: string, timestamp: number): DroneMessage => ({ ...envelope(sender, `${sender}.1`, timestamp), kind: 'votes', recipients: ['a', 'b', 'c', 'd'].filter((r) => r !== sender), app: 'web', baseCluster: 'a', entries: [{ component: 'db', cluster: sender, value: 100, timestamp }], winners: { db: sender }, round: 1 });
+  const votesTo = (messages: ReadonlyArray<{ recipients?: readonly string[]; to?: string; body: { kind: string } }>): Array<readonly string[]> => messages.filter((m) => m.body.kind === 'votes').map((m) => m.recipients ?? [m.to ?? '']);
+  const first = b.receive(advert('a.1'), 10);
+  t.deepEqual(votesTo(first.messages), [['a', 'c', 'd']], 'its votes: the origin and the other bidders');
+  // d voted 100 for db before b did: b lets db go and keeps api.
+  const outvoted = b.receive(votes('d', 3), 12);
+  t.deepEqual(votesTo(outvoted.messages), [['a', 'c', 'd']], 'its release goes to everyone, who may hold its vote');
+  t.true(outvoted.messages.some((m) => m.body.kind === 'votes' && m.body.entries.some((e) => e.cluster === 'b' && e.component === 'db' && e.value === 0)), 'the release is in it');
+  // c's vote for db is older still: b's view of the winners moves, its own votes stand.
+  const moved = b.receive(votes('c', 2), 14);
+  t.deepEqual(votesTo(moved.messages), [['a']], 'only its view of the winners moved: the origin alone hears it');
+  t.deepEqual(votesTo(b.receive(advert('a.2'), 14 + DEFAULT_TIMERS.gossipMs).messages), [['a', 'c', 'd']], 'announced again: everyone hears it again');
 });

@@ -3,6 +3,7 @@
 // them as reservations until the origin's solution (thesis ch. 9).
 import { extendBundle, held, releaseOutvoted, type BiddableApp, type BundleItem } from '../auction/bundle.ts';
 import { sameWinners } from '../auction/vote-table.ts';
+import type { VoteEntry } from '../messages/votes.ts';
 import { toEach } from './addressing.ts';
 import { capacityView, reserved } from './view.ts';
 import { appKey, type AppState, type CoreState, type Output } from './state.ts';
@@ -94,6 +95,25 @@ function audience(app: AppState, self: string): string[] {
   return [...new Set([app.origin, ...app.called ?? []])].filter((c) => c !== self).sort();
 }
 
+/**
+ * Who needs this votes message: the other bidders only when it tells them something, that is when
+ * this cluster's own entries (or the bidders) changed since its last message to them, or when the
+ * origin announced the app again. They take nothing else from it: each winning entry reaches them
+ * from its author, and only the origin judges agreement from the winners a bidder reports. So a
+ * bidder that never voted (it could not beat the winner it heard of), or whose view of the winners
+ * moved while its own votes stood, reports to the origin alone: on a line of bidders the losers'
+ * reports no longer cross every other bidder (issue 7, agreement on the 15-cluster line).
+ */
+export function votesAudience(app: AppState, self: string, own: readonly VoteEntry[]): string[] {
+  const everyone = audience(app, self);
+  const told = `${JSON.stringify(own)} ${everyone.join()}`;
+  const news = app.tellAll || (app.toldBidders === undefined ? own.length > 0 : app.toldBidders !== told);
+  if (!news) return app.origin === self ? [] : [app.origin];
+  app.toldBidders = told;
+  app.tellAll = false;
+  return everyone;
+}
+
 /** One votes message per dirty open-mode app, once the batch is due (or at once with `force`). */
 export function flush(state: CoreState, now: number, out: Output, force = false): void {
   const dirty = [...state.apps.values()].some((a) => a.dirty && openForVotes(a));
@@ -108,9 +128,14 @@ export function flush(state: CoreState, now: number, out: Output, force = false)
     if (!app.dirty || !openForVotes(app)) continue;
     const winners = app.table.winners(app.components.map((c) => c.name));
     state.votesRound += 1;
-    const votes = { kind: 'votes' as const, app: app.app, baseCluster: app.origin, entries: app.table.spoken(state.config.cluster), winners, round: state.votesRound };
+    const self = state.config.cluster;
+    const entries = app.table.spoken(self);
+    const votes = { kind: 'votes' as const, app: app.app, baseCluster: app.origin, entries, winners, round: state.votesRound };
     if (app.called === undefined) out.messages.push({ body: votes });
-    else out.messages.push(toEach(audience(app, state.config.cluster), votes));
+    else {
+      const to = votesAudience(app, self, entries.filter((e) => e.cluster === self));
+      if (to.length > 0) out.messages.push(toEach(to, votes));
+    }
     app.dirty = false;
     app.lastBroadcast = now;
     app.lastWinners = winners;

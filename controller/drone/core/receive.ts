@@ -45,7 +45,11 @@ function onAdvertisement(state: CoreState, msg: AdvertisementMessage, now: numbe
   }
   // Open mode: only the bidders called report (a cluster not called stays silent; it only listens).
   if (!calledHere(app, self)) app.dirty = false;
-  else if (due) app.dirty = true;
+  else if (due) {
+    app.dirty = true;
+    // Announced again: someone misses votes, maybe another bidder's (they are sent to everyone again).
+    app.tellAll = !created;
+  }
   rebid(state, now);
 }
 

@@ -123,6 +123,13 @@ export interface AppState {
   closedAt?: number;
   blacklisted: boolean;
   dirty: boolean;
+  /**
+   * Open mode: this cluster's own entries (and the audience) in its last votes message to the
+   * other bidders; a report that changes neither goes to the origin only (participant.ts flush).
+   */
+  toldBidders?: string;
+  /** Open mode: the next votes message goes to every bidder whatever changed (the origin announced the app again). */
+  tellAll: boolean;
   lastBroadcast: number;
   /** Origin only: when the ADD advert went out last (re-sent while the auction runs). */
   lastAnnounced: number;
@@ -188,7 +195,7 @@ export function newCore(config: DroneConfig, free: Resources): CoreState {
 
 export function newApp(key: string, fields: { app: string; origin: string; sealed: boolean; components: Component[]; openedAt: number; offload?: boolean }): AppState {
   return {
-    key, ...fields, offload: fields.offload ?? false, table: new VoteTable(), settled: new Set(), declined: new Set(), reports: new Map(), closed: false, blacklisted: false, dirty: true, deferred: false,
+    key, ...fields, offload: fields.offload ?? false, table: new VoteTable(), settled: new Set(), declined: new Set(), reports: new Map(), closed: false, blacklisted: false, dirty: true, tellAll: false, deferred: false,
     roundAt: fields.openedAt, lastBroadcast: fields.openedAt, lastAnnounced: fields.openedAt, announcements: 0, lastWinners: {}, lastSolutionAt: Number.NEGATIVE_INFINITY,
   };
 }

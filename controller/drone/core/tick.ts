@@ -43,7 +43,10 @@ function announce(state: CoreState, app: AppState, now: number, out: Output): vo
     const silent = state.slices.providers(now).filter((p) => app.called?.has(p) === true && !app.reports.has(p));
     if (silent.length > 0) out.messages.push(toEach(silent, advert));
   }
-  if (!app.sealed) app.dirty = true;
+  if (!app.sealed) {
+    app.dirty = true;
+    app.tellAll = true;
+  }
 }
 
 function vanished(state: CoreState, gone: readonly string[], now: number, out: Output): void {
