@@ -2,7 +2,7 @@
 // the others never hear of the app, and more are called when the first ones cannot place it.
 import test from 'ava';
 import { callList, roundSize } from '../../controller/drone/auction/candidates.ts';
-import { DEFAULT_TIMERS, DroneCore } from '../../controller/drone/agent-core.ts';
+import { DEFAULT_TIMERS, DroneCore, type Output } from '../../controller/drone/agent-core.ts';
 import type { FedSlice } from '../../controller/drone/fed-slices.ts';
 import { SimFederation, type ClusterSpec } from './support/network.ts';
 import { component, job } from './support/jobs.ts';
@@ -177,21 +177,27 @@ test('in open mode the origin does not wait for the release of a bidder outbid b
   t.deepEqual(run(90), { early: [], late: ['offload-request'] }, 'c\'s 90 could still move: b\'s word is awaited');
 });
 
-test('in open mode a bidder tells the other bidders only what is new to them: its own votes, their release, or everything when the app is announced again', (t) => {
+test('in open mode a bidder tells the other bidders only what is new to them: its own votes, a release they cannot see otherwise, or everything when the app is announced again', (t) => {
   const envelope = (sender: string, id: string, timestamp: number): { v: 1; id: string; sender: string; timestamp: number; hops: number } => ({ v: 1, id, sender, timestamp, hops: 1 });
   const b = new DroneCore({ cluster: 'b', mode: 'open', scalePercent: 100, weights: new Map(), ...DEFAULT_TIMERS }, { cpu: 1_000_000, memory: 1_000_000 });
   b.tick(0);
   const advert = (id: string): DroneMessage => ({ ...envelope('a', id, 1), kind: 'advertisement', recipients: ['b', 'c', 'd'], type: 'ADD', app: 'web', baseCluster: 'a', components: [api, db], sealed: false, bidders: ['b', 'c', 'd'] });
-  const votes = (sender: string, timestamp: number): DroneMessage => ({ ...envelope(sender, `${sender}.1`, timestamp), kind: 'votes', recipients: ['a', 'b', 'c', 'd'].filter((r) => r !== sender), app: 'web', baseCluster: 'a', entries: [{ component: 'db', cluster: sender, value: 100, timestamp }], winners: { db: sender }, round: 1 });
-  const votesTo = (messages: ReadonlyArray<{ recipients?: readonly string[]; to?: string; body: { kind: string } }>): Array<readonly string[]> => messages.filter((m) => m.body.kind === 'votes').map((m) => m.recipients ?? [m.to ?? '']);
+  const votes = (sender: string, component: string, timestamp: number): DroneMessage => ({ ...envelope(sender, `${sender}.${component}.${timestamp}`, timestamp), kind: 'votes', recipients: ['a', 'b', 'c', 'd'].filter((r) => r !== sender), app: 'web', baseCluster: 'a', entries: [{ component, cluster: sender, value: 100, timestamp }], winners: { [component]: sender }, round: timestamp });
+  const votesTo = (messages: Output['messages']): Array<readonly string[] | undefined> => messages.filter((m) => m.body.kind === 'votes').map((m) => m.recipients);
+  const own = (out: Output, component: string): number[] => out.messages.flatMap((m) => (m.body.kind === 'votes' ? m.body.entries : [])).filter((e) => e.cluster === 'b' && e.component === component).map((e) => e.value);
   const first = b.receive(advert('a.1'), 10);
-  t.deepEqual(votesTo(first.messages), [['a', 'c', 'd']], 'its votes: the origin and the other bidders');
-  // d voted 100 for db before b did: b lets db go and keeps api.
-  const outvoted = b.receive(votes('d', 3), 12);
-  t.deepEqual(votesTo(outvoted.messages), [['a', 'c', 'd']], 'its release goes to everyone, who may hold its vote');
-  t.true(outvoted.messages.some((m) => m.body.kind === 'votes' && m.body.entries.some((e) => e.cluster === 'b' && e.component === 'db' && e.value === 0)), 'the release is in it');
+  t.deepEqual(votesTo(first.messages), [['a', 'c', 'd']], 'its votes (api first, then db): the origin and the other bidders');
+  // c voted 100 for api before b did: b lets api go, and db with it (it was added after api), then takes db again.
+  const cascade = b.receive(votes('c', 'api', 2), 12);
+  t.deepEqual(own(cascade, 'api'), [0]);
+  t.true(own(cascade, 'db').some((v) => v > 0), 'db voted again');
+  t.deepEqual(votesTo(cascade.messages), [['a', 'c', 'd']], 'a new vote for db: everyone hears it');
+  // d voted 100 for db before b's new vote: d's vote, which every bidder hears from d, beats b's.
+  const outvoted = b.receive(votes('d', 'db', 3), 14);
+  t.deepEqual(own(outvoted, 'db'), [0], 'b lets db go');
+  t.deepEqual(votesTo(outvoted.messages), [['a']], 'a release that the winning vote already tells: the origin alone hears it');
   // c's vote for db is older still: b's view of the winners moves, its own votes stand.
-  const moved = b.receive(votes('c', 2), 14);
+  const moved = b.receive(votes('c', 'db', 1), 16);
   t.deepEqual(votesTo(moved.messages), [['a']], 'only its view of the winners moved: the origin alone hears it');
-  t.deepEqual(votesTo(b.receive(advert('a.2'), 14 + DEFAULT_TIMERS.gossipMs).messages), [['a', 'c', 'd']], 'announced again: everyone hears it again');
+  t.deepEqual(votesTo(b.receive(advert('a.2'), 16 + DEFAULT_TIMERS.gossipMs).messages), [['a', 'c', 'd']], 'announced again: everyone hears it again');
 });

@@ -2,7 +2,7 @@
 // open app and broadcasts its view; sealed mode sends each origin its bids privately and holds
 // them as reservations until the origin's solution (thesis ch. 9).
 import { extendBundle, held, releaseOutvoted, type BiddableApp, type BundleItem } from '../auction/bundle.ts';
-import { sameWinners } from '../auction/vote-table.ts';
+import { beats, sameWinners } from '../auction/vote-table.ts';
 import type { VoteEntry } from '../messages/votes.ts';
 import { toEach } from './addressing.ts';
 import { capacityView, reserved } from './view.ts';
@@ -85,7 +85,8 @@ function markChangedViews(state: CoreState): void {
     const winners = app.table.winners(app.components.map((c) => c.name));
     // Only the origin and current bidders speak up when their view moves; the rest already said they hold nothing.
     // An origin that called some bidders is not echoed: they hear each other directly.
-    const involved = (app.origin === self && app.called === undefined) || app.components.some((c) => (app.table.get(c.name, self)?.value ?? 0) > 0);
+    // A bidder whose last word to the other bidders was a vote it has let go since (votesAudience) speaks up too: they may still see it win.
+    const involved = (app.origin === self && app.called === undefined) || app.components.some((c) => (app.table.get(c.name, self)?.value ?? 0) > 0 || (app.toldBidders?.votes.get(c.name)?.value ?? 0) > 0);
     if (involved && !sameWinners(winners, app.lastWinners)) app.dirty = true;
   }
 }
@@ -96,22 +97,41 @@ function audience(app: AppState, self: string): string[] {
 }
 
 /**
+ * A release the other bidders need not hear: this cluster let go of a vote that the winner it
+ * knows beats, and that winner sends its own vote to every bidder. Whoever held this cluster's
+ * vote sees it beaten there too (a cascade release, of a vote that still stood, is news).
+ */
+function supersededRelease(app: AppState, entry: VoteEntry, told: VoteEntry | undefined): boolean {
+  if (entry.value > 0 || told === undefined || told.value === 0) return false;
+  const winner = app.table.winner(entry.component);
+  return winner !== undefined && winner.cluster !== entry.cluster && beats(winner, { cluster: told.cluster, value: told.value, timestamp: told.timestamp });
+}
+
+/**
  * Who needs this votes message: the other bidders only when it tells them something, that is when
  * this cluster's own entries (or the bidders) changed since its last message to them, or when the
  * origin announced the app again. They take nothing else from it: each winning entry reaches them
  * from its author, and only the origin judges agreement from the winners a bidder reports. So a
- * bidder that never voted (it could not beat the winner it heard of), or whose view of the winners
- * moved while its own votes stood, reports to the origin alone: on a line of bidders the losers'
- * reports no longer cross every other bidder (issue 7, agreement on the 15-cluster line).
+ * bidder that never voted (it could not beat the winner it heard of), that let go of a vote only
+ * because a vote they all hear beat it, or whose view of the winners moved while its own votes
+ * stood, reports to the origin alone: on a line of bidders the losers' reports no longer cross
+ * every other bidder (issue 7, agreement on the 15-cluster line).
  */
 export function votesAudience(app: AppState, self: string, own: readonly VoteEntry[]): string[] {
   const everyone = audience(app, self);
-  const told = `${JSON.stringify(own)} ${everyone.join()}`;
-  const news = app.tellAll || (app.toldBidders === undefined ? own.length > 0 : app.toldBidders !== told);
-  if (!news) return app.origin === self ? [] : [app.origin];
-  app.toldBidders = told;
+  const before = app.toldBidders;
+  const claims = own.map((e) => (supersededRelease(app, e, before?.votes.get(e.component)) ? before?.votes.get(e.component) ?? e : e));
+  const changed = before === undefined
+    ? claims.some((e) => e.value > 0)
+    : before.audience !== everyone.join() || claims.length !== before.votes.size || claims.some((e) => !sameEntry(e, before.votes.get(e.component)));
+  if (!app.tellAll && !changed) return app.origin === self ? [] : [app.origin];
+  app.toldBidders = { votes: new Map(claims.map((e) => [e.component, e])), audience: everyone.join() };
   app.tellAll = false;
   return everyone;
+}
+
+function sameEntry(a: VoteEntry, b: VoteEntry | undefined): boolean {
+  return b !== undefined && a.value === b.value && a.timestamp === b.timestamp;
 }
 
 /** One votes message per dirty open-mode app, once the batch is due (or at once with `force`). */

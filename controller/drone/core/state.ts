@@ -5,6 +5,7 @@ import { VoteTable } from '../auction/vote-table.ts';
 import { FedSlices } from '../fed-slices.ts';
 import { HostLedger } from '../host-ledger.ts';
 import type { DroneBody, VotesMessage } from '../messages/index.ts';
+import type { VoteEntry } from '../messages/votes.ts';
 import type { Component, Resources } from '../model.ts';
 
 export interface DroneConfig {
@@ -124,10 +125,11 @@ export interface AppState {
   blacklisted: boolean;
   dirty: boolean;
   /**
-   * Open mode: this cluster's own entries (and the audience) in its last votes message to the
-   * other bidders; a report that changes neither goes to the origin only (participant.ts flush).
+   * Open mode: this cluster's own entries, as they stand for the others, and the audience of its
+   * last votes message to the other bidders; a report that changes neither goes to the origin only
+   * (participant.ts votesAudience).
    */
-  toldBidders?: string;
+  toldBidders?: { readonly votes: ReadonlyMap<string, VoteEntry>; readonly audience: string };
   /** Open mode: the next votes message goes to every bidder whatever changed (the origin announced the app again). */
   tellAll: boolean;
   lastBroadcast: number;
