@@ -22,7 +22,7 @@ export const ControllerConfig = Type.Object({
   rescheduleCooldownSeconds: Type.Integer({ minimum: 0, default: 600, description: 'A deviceShifu moved for a better node stays put at least this long.' }),
   betterNodeMemoryRatio: Type.Number({ minimum: 1, default: 2, description: 'Move to a node only if it has this many times the free memory (hysteresis).' }),
   betterNodeDistanceKm: Type.Number({ minimum: 0, default: 1, description: 'Move to a closer node only if it is closer by more than this.' }),
-  resyncSeconds: Type.Integer({ minimum: 1, default: 60, description: 'Every device is reconciled again this often (resource collection, rescheduling).' }),
+  resyncSeconds: Type.Integer({ minimum: 1, default: 60, description: 'Every device is reconciled again this often (resource collection, rescheduling), each in a slot of the period of its own, so devices do not resync together.' }),
   workers: Type.Integer({ minimum: 1, maximum: 64, default: 4, description: 'Reconciles running at once.' }),
   listenAddress: Type.String({ default: '127.0.0.1', description: 'Address of the HTTP server (health, metrics, edgeMap); 0.0.0.0 in a pod.' }),
   port: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),

@@ -13,6 +13,7 @@ import { nextStatus, statusChanged } from '../status.ts';
 import type { EdgeDevice, World } from '../world.ts';
 import { afterApply, planDevice, type DevicePlan, type PlanSettings } from './plan.ts';
 import { isoTime } from '../../shared/time.ts';
+import { resyncDelay } from '../resync.ts';
 
 export interface EdgeDeviceReconcilerOptions {
   readonly world: World;
@@ -71,7 +72,7 @@ export class EdgeDeviceReconciler {
     // the queue's key is the cache's key string: the applied-object record keeps it, not a copy
     const applied = await this.applyBundle(key, plan.bundle, log);
     await this.writeStatus(live, afterApply(plan, applied, observed.pods), log);
-    return { requeueAfterMs: this.options.resyncMs };
+    return { requeueAfterMs: resyncDelay(key, this.now(), this.options.resyncMs) };
   };
 
   /** Candidate nodes as the scheduler sees them now. */
