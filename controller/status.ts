@@ -12,6 +12,9 @@ function byCodePoint(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** Conditions are kept in the order of their type. */
+const byType = (a: Condition, b: Condition): number => byCodePoint(a.type, b.type);
+
 export interface ConditionInput {
   readonly type: string;
   readonly status: 'True' | 'False' | 'Unknown';
@@ -27,7 +30,7 @@ export function setCondition(conditions: readonly Condition[], input: ConditionI
     observedGeneration: generation,
     lastTransitionTime: old !== undefined && old.status === input.status ? old.lastTransitionTime : now,
   };
-  return [...conditions.filter((c) => c.type !== input.type), next].sort((a, b) => byCodePoint(a.type, b.type));
+  return [...conditions.filter((c) => c.type !== input.type), next].sort(byType);
 }
 
 /** What the controller decides about a device's status. */
@@ -72,8 +75,6 @@ function sameRecords(a: Record<string, unknown>, b: Record<string, unknown>): bo
   for (const key of Object.keys(b)) if (b[key] !== undefined) defined -= 1;
   return defined === 0;
 }
-
-const byType = (a: Condition, b: Condition): number => byCodePoint(a.type, b.type);
 
 export function statusChanged(current: EdgeDeviceStatus | undefined, next: EdgeDeviceStatus): boolean {
   const { conditions: before = [], ...rest } = current ?? {};
