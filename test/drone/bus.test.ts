@@ -10,7 +10,7 @@ import { DEFAULT_TIMERS } from '../../controller/drone/agent-core.ts';
 import { droneCodec, type DroneMessage } from '../../controller/drone/messages/index.ts';
 import type { BusClient } from '../../shared/bus/client.ts';
 import { waitFor } from '../support/wait.ts';
-import { mosquittoAvailable, password, startAedes, startMosquitto, user } from './support/brokers.ts';
+import { password, startAedes, startMosquitto, user } from './support/brokers.ts';
 
 const CLUSTERS = ['alpha', 'beta', 'gamma'];
 
@@ -47,10 +47,8 @@ async function client(t: ExecutionContext, url: string, cluster: string, metrics
 const advert = { kind: 'slice-advert' as const, offered: { cpu: 1000, memory: 1024 }, seq: 1, ttlMs: 15_000 };
 
 for (const b of brokers) {
-  const skip = b.name === 'Mosquitto' && !mosquittoAvailable();
-  const it = skip ? test.skip : test;
 
-  it(`${b.name} refuses a cluster with the wrong password`, async (t) => {
+  test(`${b.name} refuses a cluster with the wrong password`, async (t) => {
     const broker = await b.start(t);
     const c = droneBusClient({ url: broker.url, cluster: 'beta', username: 'beta', password: 'not-it', backoff: { initialMs: 50, maxMs: 100 } }, codec);
     t.teardown(() => c.stop());
@@ -59,7 +57,7 @@ for (const b of brokers) {
     t.false(JSON.stringify(err).includes('not-it'), 'the password is not in the error');
   });
 
-  it(`${b.name} delivers a cluster's broadcast to others, but not what it publishes under another cluster's id`, async (t) => {
+  test(`${b.name} delivers a cluster's broadcast to others, but not what it publishes under another cluster's id`, async (t) => {
     const broker = await b.start(t);
     const alpha = await client(t, broker.url, 'alpha');
     const seen: DroneMessage[] = [];
@@ -77,7 +75,7 @@ for (const b of brokers) {
     t.false(seen.some((m) => m.id === 'forged-0000000001'), 'gamma could not speak as beta');
   });
 
-  it(`${b.name} never gives a cluster what is addressed to another cluster`, async (t) => {
+  test(`${b.name} never gives a cluster what is addressed to another cluster`, async (t) => {
     const broker = await b.start(t);
     const gamma = await client(t, broker.url, 'gamma');
     const got: DroneMessage[] = [];
@@ -92,7 +90,7 @@ for (const b of brokers) {
     t.deepEqual(got.map((m) => (m as { to?: string }).to), ['gamma']);
   });
 
-  it(`${b.name}: a directed message reaches its recipient`, async (t) => {
+  test(`${b.name}: a directed message reaches its recipient`, async (t) => {
     const broker = await b.start(t);
     const beta = await client(t, broker.url, 'beta');
     const got: DroneMessage[] = [];

@@ -3,7 +3,7 @@ import { mosquittoBridge } from '../../shared/bus/mosquitto.ts';
 import type { DroneEvent } from '../../controller/drone/agent-core.ts';
 import type { Job } from '../../controller/drone/model.ts';
 import { waitFor } from '../support/wait.ts';
-import { mosquittoAvailable, startMosquitto, user } from './support/brokers.ts';
+import { startMosquitto, user } from './support/brokers.ts';
 import { outcomeOf, startFederation, waitForAdverts, type Cleanup, type FederatedCluster } from './support/federation.ts';
 import { component, job } from './support/jobs.ts';
 
@@ -71,9 +71,8 @@ test('the hop limit stops relayed traffic: with two hops, the far end of a line 
   t.deepEqual(clusters.get('a')!.agent.providers(), ['b', 'c']);
 });
 
-const withMosquitto = mosquittoAvailable() ? test : test.skip;
 
-withMosquitto('a cluster whose broker is Mosquitto federates through relays with clusters on aedes', async (t) => {
+test('a cluster whose broker is Mosquitto federates through relays with clusters on aedes', async (t) => {
   const m = await startMosquitto({ owner: 'a', users: ['a', 'b', 'c'].map(user) });
   t.teardown(() => m.stop());
   const clusters = await startFederation({
@@ -86,7 +85,7 @@ withMosquitto('a cluster whose broker is Mosquitto federates through relays with
   t.like(await placed(a), { type: 'placed', placement: { front: 'c', db: 'c' } });
 });
 
-withMosquitto('two Mosquitto brokers joined by a bridge instead of relays run the auction too', async (t) => {
+test('two Mosquitto brokers joined by a bridge instead of relays run the auction too', async (t) => {
   const remote = await startMosquitto({ owner: 'b', users: [user('b'), user('a'), { username: 'bridge-a', password: 'bridge-secret-1', cluster: 'a' }], bridgeUsers: ['bridge-a'] });
   t.teardown(() => remote.stop());
   const local = await startMosquitto({
@@ -105,7 +104,7 @@ withMosquitto('two Mosquitto brokers joined by a bridge instead of relays run th
   t.deepEqual(clusters.get('b')!.agent.hosted().map((h) => h.component).sort(), ['db', 'front']);
 });
 
-withMosquitto('when the broker restarts in the middle of an auction, the agents reconnect, converge and place each component once', async (t) => {
+test('when the broker restarts in the middle of an auction, the agents reconnect, converge and place each component once', async (t) => {
   const m = await startMosquitto({ owner: 'a', users: ['a', 'b', 'c'].map(user) });
   t.teardown(() => m.stop());
   const timers = { weakAgreementMs: 20_000, replyTimeoutMs: 15_000, gossipMs: 200, advertIntervalMs: 1_000, advertTtlMs: 30_000 };

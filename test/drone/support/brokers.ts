@@ -32,10 +32,6 @@ export async function freePort(): Promise<number> {
   return address.port;
 }
 
-export function mosquittoAvailable(): boolean {
-  return spawnSync('mosquitto', ['-h']).error === undefined;
-}
-
 export interface Mosquitto {
   readonly url: string;
   readonly port: number;

@@ -1,6 +1,7 @@
 // Finds (and on first use builds) the control-plane binaries with build.sh beside this file.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { pathWithGo } from '../prerequisites/go.ts';
 
 export class ControlPlaneUnavailable extends Error {
   override readonly name = 'ControlPlaneUnavailable';
@@ -21,7 +22,8 @@ const EXIT_TOOLCHAIN_MISSING = 3;
  * kine and kwok. Builds them on the first call on a machine (progress goes to stderr).
  */
 export async function controlPlaneBinaries(env: NodeJS.ProcessEnv = process.env, progress: (text: string) => void = (text) => process.stderr.write(text)): Promise<string> {
-  const child = spawn('bash', [BUILD_SCRIPT], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const path = await pathWithGo(env.PATH ?? '', env);
+  const child = spawn('bash', [BUILD_SCRIPT], { env: { ...env, PATH: path }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk; });

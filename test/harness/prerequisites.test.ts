@@ -1,0 +1,55 @@
+// The test command's first step: which Debian packages it installs, or the command it asks a
+// user without root to run, and the PATH its tests get.
+import test from 'ava';
+import { chmod, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { REQUIREMENTS, describeMissing, planPrerequisites, testPath } from '../support/prerequisites/plan.ts';
+import { missingRequirements } from '../support/prerequisites/install.ts';
+import { firstProxy } from '../support/prerequisites/go.ts';
+
+const mosquitto = REQUIREMENTS.find((r) => r.command === 'mosquitto')!;
+const passwd = REQUIREMENTS.find((r) => r.command === 'mosquitto_passwd')!;
+const dot = REQUIREMENTS.find((r) => r.command === 'dot')!;
+
+test('with nothing missing there is nothing to do', (t) => {
+  t.deepEqual(planPrerequisites([], false), { kind: 'ready' });
+  t.deepEqual(planPrerequisites([], true), { kind: 'ready' });
+});
+
+test('as root the missing packages are installed, each named once and sorted', (t) => {
+  const plan = planPrerequisites([mosquitto, dot, passwd, mosquitto], true);
+  t.is(plan.kind, 'install');
+  if (plan.kind !== 'install') return;
+  t.deepEqual(plan.packages, ['graphviz', 'mosquitto', 'mosquitto-clients']);
+});
+
+test('without root the run stops with the one command that installs them', (t) => {
+  const plan = planPrerequisites([dot, mosquitto], false);
+  t.is(plan.kind, 'ask');
+  if (plan.kind !== 'ask') return;
+  t.is(plan.command, 'sudo apt-get update && sudo apt-get install -y --no-install-recommends graphviz mosquitto');
+  t.deepEqual(describeMissing(plan.missing), [`  graphviz (dot): ${dot.why}`, `  mosquitto (mosquitto): ${mosquitto.why}`]);
+});
+
+test('the tests see sbin, where Debian puts mosquitto, after the PATH they were given', (t) => {
+  t.is(testPath('/usr/bin:/bin', ['/usr/sbin', '/sbin']), '/usr/bin:/bin:/usr/sbin:/sbin');
+  t.is(testPath('/usr/sbin:/usr/bin', ['/usr/sbin', '/sbin']), '/usr/sbin:/usr/bin:/sbin');
+  t.is(testPath('', ['/usr/sbin']), '/usr/sbin');
+});
+
+test('a command counts as present only where an executable file of that name is on the PATH', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'prereq-'));
+  await writeFile(join(dir, 'dot'), '#!/bin/sh\n');
+  await chmod(join(dir, 'dot'), 0o755);
+  await writeFile(join(dir, 'mosquitto'), 'not executable');
+  const missing = missingRequirements(dir, [dot, mosquitto]).map((r) => r.command);
+  t.deepEqual(missing, ['mosquitto']);
+});
+
+test('the Go toolchain comes from the first proxy in GOPROXY, never from "direct" or "off"', (t) => {
+  t.is(firstProxy('https://proxy.example/,direct'), 'https://proxy.example');
+  t.is(firstProxy('direct|https://mirror.example/go'), 'https://mirror.example/go');
+  t.is(firstProxy('off'), undefined);
+  t.is(firstProxy(undefined), undefined);
+});
