@@ -4,6 +4,8 @@
 // stopped renewing the lease (the seed's garbage collector of locked resources).
 import type { V1Deployment, V1Node, V1Service } from '@kubernetes/client-node';
 import type { HostPhase, ReachablePort } from '../../shared/crds/drone.ts';
+import type { LeaseMessage } from '../drone/messages/index.ts';
+import { sameJson } from '../status.ts';
 import { reachablePorts, type HostRequest } from './objects.ts';
 
 export interface HostView {
@@ -71,4 +73,26 @@ export function publicAddress(configured: string | undefined, nodes: readonly V1
     if (ip !== undefined) return ip;
   }
   return undefined;
+}
+
+/** What of a HostRequest's spec a lease sets. */
+export interface LeasedSpec {
+  readonly workload: unknown;
+  readonly revision?: string;
+  readonly launch?: boolean;
+  readonly dependencies: Readonly<Record<string, string>>;
+  readonly dependencyPorts: Readonly<Record<string, readonly ReachablePort[]>>;
+  readonly leaseSeconds: number;
+}
+
+/**
+ * The spec to write when a lease says something the stored spec does not; undefined for a plain
+ * renewal. Compared as JSON values, not as text: the API server returns the stored workload's
+ * keys in its own order, so a text comparison saw every renewal as a change and turned each
+ * renewal round into one spec write and one conflict-prone reconcile per hosted component.
+ */
+export function leasedSpec(msg: LeaseMessage, spec: HostRequest['spec']): LeasedSpec | undefined {
+  const wanted: LeasedSpec = { workload: msg.workload, revision: msg.revision, launch: msg.launch, dependencies: msg.dependencies, dependencyPorts: msg.dependencyPorts ?? {}, leaseSeconds: msg.leaseSeconds };
+  const held: LeasedSpec = { workload: spec.workload, revision: spec.revision, launch: spec.launch, dependencies: spec.dependencies ?? {}, dependencyPorts: spec.dependencyPorts ?? {}, leaseSeconds: spec.leaseSeconds };
+  return sameJson(wanted, held) ? undefined : wanted;
 }

@@ -18,9 +18,10 @@ import { reservedFor } from '../drone/host-ledger.ts';
 import type { Resources } from '../drone/model.ts';
 import type { OffloadApi } from './kube.ts';
 import { dependencyClash, dependencyObjects, hostObjects, type HostRequest } from './objects.ts';
-import { hostVerdict, leaseEnd, publicAddress } from './host-plan.ts';
+import { hostVerdict, leaseEnd, leasedSpec, publicAddress } from './host-plan.ts';
 import { hostedNames, revisionOf, workloadValidator, type Workload } from './workload.ts';
 import { isoTime } from '../../shared/time.ts';
+import { sameJson } from '../status.ts';
 
 export interface HostSideDeps {
   readonly api: OffloadApi;
@@ -108,10 +109,9 @@ export class HostSide {
   async onLease(msg: LeaseMessage): Promise<string | undefined> {
     const request = await this.requestFor(msg);
     if (request === undefined) return undefined;
-    const wanted = { workload: msg.workload, revision: msg.revision, launch: msg.launch, dependencies: msg.dependencies, dependencyPorts: msg.dependencyPorts ?? {}, leaseSeconds: msg.leaseSeconds };
-    const held = { workload: request.spec.workload, revision: request.spec.revision, launch: request.spec.launch, dependencies: request.spec.dependencies ?? {}, dependencyPorts: request.spec.dependencyPorts ?? {}, leaseSeconds: request.spec.leaseSeconds };
+    const wanted = leasedSpec(msg, request.spec);
     let current = request;
-    if (JSON.stringify(wanted) !== JSON.stringify(held)) current = await this.deps.api.patch('HostRequest', current, { spec: wanted });
+    if (wanted !== undefined) current = await this.deps.api.patch('HostRequest', current, { spec: wanted });
     // the renewal is kept in memory and written only when the stored one is half a lease old:
     // one write per component per half lease, not one per lease message
     this.renewed.set(keyOf(current), Date.now());
@@ -235,7 +235,7 @@ export class HostSide {
   private async report(request: HostRequest, status: HostRequestStatus & { phase: NonNullable<HostRequestStatus['phase']> }): Promise<void> {
     const previous = request.status ?? {};
     const changed = previous.phase !== status.phase || previous.endpoint !== status.endpoint || previous.message !== status.message
-      || JSON.stringify(previous.ports) !== JSON.stringify(status.ports)
+      || !sameJson(previous.ports, status.ports)
       || (status.revision !== undefined && previous.revision !== status.revision);
     // only this controller writes a HostRequest's status, field by field: no resourceVersion guard,
     // so a lease renewal landing in between does not turn this write into a conflict

@@ -7,6 +7,7 @@ import type { LeaseMessage } from '../drone/messages/index.ts';
 import { LABEL_MANAGED_BY, MANAGED_BY } from '../bundle/names.ts';
 import { LABEL_DEPLOYMENT } from './objects.ts';
 import { appId, revisionOf, workloadOf, type DroneFederatedDeployment } from './workload.ts';
+import { sameJson } from '../status.ts';
 
 export type Status = DroneFederatedDeploymentStatus;
 export type Decision = Extract<DroneEvent, { type: 'placed' | 'failed' }>;
@@ -154,7 +155,8 @@ export function leasesFor(dfd: DroneFederatedDeployment, status: Status, self: s
 
 /** Whether two statuses differ in anything worth a write. */
 export function statusChanged(a: Status | undefined, b: Status): boolean {
-  return JSON.stringify(a ?? {}) !== JSON.stringify(b);
+  // as JSON values: the API server hands the stored status back with its keys in its own order
+  return !sameJson(a ?? {}, b);
 }
 
 /**

@@ -24,6 +24,7 @@ import {
 } from './origin-plan.ts';
 import { jobOf, localDeploymentName, offloadRequestName, validateDeployment, workloadOf, type DroneFederatedDeployment, type Workload } from './workload.ts';
 import { isoTime } from '../../shared/time.ts';
+import { sameJson } from '../status.ts';
 
 export type OffloadRequest = CustomObject<OffloadRequestSpec, OffloadRequestStatus>;
 export const FINALIZER = 'drone.edgeshifu.io/release';
@@ -153,7 +154,7 @@ export class OriginSide {
     this.heard.set(`${key}/${msg.component}`, Date.now());
     const status = reportOf(msg);
     const held = request.status ?? {};
-    const samePorts = JSON.stringify(held.ports) === JSON.stringify(status.ports);
+    const samePorts = sameJson(held.ports, status.ports);
     if (held.phase !== status.phase || held.endpoint !== status.endpoint || !samePorts || held.revision !== status.revision || held.message !== status.message) {
       // ports a host no longer reports (a component down to one port) are dropped, not merged
       await this.deps.api.patchStatus('OffloadRequest', request, { ports: null, ...status });

@@ -5,8 +5,8 @@ import test from 'ava';
 import type { V1Deployment, V1Node, V1Service } from '@kubernetes/client-node';
 import { isEdgeshifuError } from '../../shared/errors.ts';
 import { appId, hostedNames, jobOf, revisionOf, validateDeployment, workloadOf, type DroneFederatedDeployment } from '../../controller/offload/workload.ts';
-import { applyDecision, deploymentOfApp, leasesFor, observe, readiness, returnLost, serviceClash, startAuction, unplaced } from '../../controller/offload/origin-plan.ts';
-import { available, hostVerdict, publicAddress } from '../../controller/offload/host-plan.ts';
+import { applyDecision, deploymentOfApp, leasesFor, observe, readiness, returnLost, serviceClash, startAuction, statusChanged, unplaced } from '../../controller/offload/origin-plan.ts';
+import { available, hostVerdict, leasedSpec, publicAddress } from '../../controller/offload/host-plan.ts';
 import { dependencyEnv, hostObjects, reachOf, remoteObjects, type HostRequest } from '../../controller/offload/objects.ts';
 import { twoComponentApp } from './support.ts';
 
@@ -198,4 +198,32 @@ test('a component\'s Service name is not taken from another deployment, nor from
   t.regex(other ?? '', /rename the component, or create this DroneFederatedDeployment in another namespace/);
   t.regex(serviceClash(shop, 'db', { labels: { app: 'db' } }) ?? '', /was not made by edgeshifu/);
   t.regex(serviceClash(shop, 'db', {}) ?? '', /was not made by edgeshifu/, 'no labels at all');
+});
+
+/** The value with every object's keys in reverse order, as an API server may hand it back. */
+function reordered(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(reordered);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).reverse().map(([k, v]) => [k, reordered(v)]));
+}
+
+test('a lease renewal that says nothing new asks for no write, whatever order the stored spec keeps its keys in', (t) => {
+  const d = dfd();
+  const status = applyDecision(startAuction(d, {}), { type: 'placed', app: 'apps.shop.1', origin: 'a', placement: { api: 'b', db: 'b' } }, 'a');
+  const lease = leasesFor(d, status, 'a', 30).find((l) => l.component === 'db');
+  if (lease === undefined) throw new Error('no lease for db');
+  const msg = { ...lease, v: 1 as const, id: 'm1', sender: 'a', timestamp: 1, hops: 0 };
+  const stored = { origin: 'a', app: lease.app, component: 'db', requestId: 'r', resources: { cpu: '500m', memory: '512Mi' }, workload: reordered(lease.workload) as Record<string, unknown>, revision: lease.revision, launch: lease.launch, dependencies: {}, leaseSeconds: 30 };
+  t.is(leasedSpec(msg, stored), undefined, 'a renewal is no change');
+  t.is(leasedSpec(msg, { ...stored, dependencies: undefined }), undefined, 'absent dependencies are none');
+  t.deepEqual(leasedSpec({ ...msg, launch: !lease.launch }, stored)?.launch, !lease.launch, 'go is a change');
+  t.truthy(leasedSpec({ ...msg, leaseSeconds: 60 }, stored), 'a longer lease is a change');
+  t.truthy(leasedSpec(msg, { ...stored, workload: { ...stored.workload, template: {} } }), 'another workload is a change');
+});
+
+test('a status read back with its keys in another order is not a change, so it is not written again', (t) => {
+  const d = dfd();
+  const status = applyDecision(startAuction(d, {}), { type: 'placed', app: 'apps.shop.1', origin: 'a', placement: { api: 'b', db: 'b' } }, 'a');
+  t.false(statusChanged(reordered(status) as typeof status, status));
+  t.true(statusChanged(status, { ...status, phase: 'RUNNING' }));
 });
