@@ -29,7 +29,8 @@ test('a built control plane is reused: the script prints its folder and builds n
 test('without Go the build says what is missing and how to get it, and fails', async (t) => {
   const cache = await mkdtemp(join(tmpdir(), 'edgeshifu-empty-cache-'));
   t.teardown(() => rm(cache, { recursive: true, force: true }));
-  const env = { ...process.env, EDGESHIFU_CACHE: cache, PATH: '/usr/bin:/bin' };
+  // no Go on the PATH, none where the test command looks for one, and no proxy to fetch it from
+  const env = { ...process.env, EDGESHIFU_CACHE: cache, PATH: '/usr/bin:/bin', EDGESHIFU_GO_DIRS: '', GOPROXY: 'off' };
   const result = await runBuild(env);
   t.is(result.code, 3);
   t.regex(result.stderr, /Go is missing/);

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REQUIREMENTS, describeMissing, planPrerequisites, testPath } from '../support/prerequisites/plan.ts';
 import { missingRequirements } from '../support/prerequisites/install.ts';
-import { firstProxy } from '../support/prerequisites/go.ts';
+import { firstProxy, pathWithGo } from '../support/prerequisites/go.ts';
 
 const mosquitto = REQUIREMENTS.find((r) => r.command === 'mosquitto')!;
 const passwd = REQUIREMENTS.find((r) => r.command === 'mosquitto_passwd')!;
@@ -52,4 +52,13 @@ test('the Go toolchain comes from the first proxy in GOPROXY, never from "direct
   t.is(firstProxy('direct|https://mirror.example/go'), 'https://mirror.example/go');
   t.is(firstProxy('off'), undefined);
   t.is(firstProxy(undefined), undefined);
+});
+
+test('a Go toolchain outside the PATH is found where the test command looks, and put first on the PATH', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'prereq-go-'));
+  await writeFile(join(dir, 'go'), '#!/bin/sh\n');
+  await chmod(join(dir, 'go'), 0o755);
+  t.is(await pathWithGo('/nowhere', { EDGESHIFU_GO_DIRS: `/missing:${dir}` }), `${dir}:/nowhere`);
+  t.is(await pathWithGo(dir, { EDGESHIFU_GO_DIRS: '' }), dir, 'a Go on the PATH is used as it is');
+  t.is(await pathWithGo('/nowhere', { EDGESHIFU_GO_DIRS: '', GOPROXY: 'off' }), '/nowhere', 'nothing to fetch from: build.sh says what to install');
 });

@@ -14,8 +14,13 @@ export function cacheRoot(env: NodeJS.ProcessEnv = process.env): string {
   return env.EDGESHIFU_CACHE ?? join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'edgeshifu');
 }
 
-/** Where Go may already be, in the order searched after PATH. */
+/**
+ * Where Go may already be, in the order searched after PATH: EDGESHIFU_GO_DIRS (colon-separated)
+ * when set, else /usr/local/go/bin and the cache's toolchain.
+ */
 export function goCandidates(env: NodeJS.ProcessEnv = process.env): string[] {
+  const listed = env.EDGESHIFU_GO_DIRS;
+  if (listed !== undefined) return listed.split(':').filter((d) => d !== '');
   return ['/usr/local/go/bin', join(cacheRoot(env), `go${GO_VERSION}`, 'bin')];
 }
 
