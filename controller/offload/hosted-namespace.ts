@@ -86,7 +86,8 @@ export function hostedNamespaceObjects(input: HostedNamespaceInput): HostedNames
   const labels = { [LABEL_MANAGED_BY]: MANAGED_BY, [HOSTED_FOR_LABEL]: origin };
   const metadata = { name: GUARD_NAME, namespace, labels };
   const sum = total(requests);
-  const slice = { cpu: `${String(sum.cpu)}m`, memory: `${String(sum.memory)}Mi` };
+  // as the API server writes them back: "0", not "0m"
+  const slice = { cpu: sum.cpu === 0 ? '0' : `${String(sum.cpu)}m`, memory: sum.memory === 0 ? '0' : `${String(sum.memory)}Mi` };
   const exposed = exposedPorts(requests);
   return {
     namespace: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace, labels: { ...labels, ...podSecurityLabels(level) } } },

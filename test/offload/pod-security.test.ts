@@ -120,6 +120,6 @@ test('the neighbour\'s namespace: Pod Security labels, a quota and limits equal 
   t.deepEqual(egress[2], { to: [{ ipBlock: { cidr: '192.0.2.1/32' } }], ports: [{ protocol: 'TCP', port: 30432 }] }, 'a dependency at its address and node port');
   t.is(egress.length, 3, 'a dependency known by DNS name cannot be named in a policy');
   const empty = hostedNamespaceObjects({ origin: 'a', namespace: 'drone-a', level: 'restricted', requests: [] });
-  t.deepEqual(empty.quota.spec?.hard, { 'requests.cpu': '0m', 'requests.memory': '0Mi', pods: '0' }, 'nothing held: nothing runs');
+  t.deepEqual(empty.quota.spec?.hard, { 'requests.cpu': '0', 'requests.memory': '0', pods: '0' }, 'nothing held: nothing runs');
   t.deepEqual(empty.policy.spec?.ingress, []);
 });
