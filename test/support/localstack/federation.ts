@@ -45,7 +45,7 @@ export function droneEnv(m: DroneMember): Record<string, string> {
 }
 
 /** The demo's images: what each member's Federation lets its neighbour run. */
-const DEMO_IMAGES = ['postgres:16', 'nginx:1.27'] as const;
+export const DEMO_IMAGES = ['postgres:16', 'nginx:1.27'] as const;
 
 /**
  * What `self` needs to federate with `peer`, named as in manifests/overlays/federation-member:
