@@ -99,6 +99,21 @@ test.serial('a neighbour\'s root-on-the-host workload is refused with every fiel
   const hardened = { securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } } };
   t.regex(await tryPod('more', { ...hardened, resources: { requests: { cpu: '100m' } } }), /exceeded quota: edgeshifu-hosted/);
 
+  // a MOD that asks for the host's network later is refused where it runs: nothing of it is applied
+  const before = deployment?.metadata?.generation;
+  await a.kube.custom.patchNamespacedCustomObject({
+    group: GROUP, version: VERSION, namespace: APPS, plural: 'dronefederateddeployments', name: 'web',
+    body: [{ op: 'add', path: '/spec/components/0/template/spec/template/spec/hostNetwork', value: true }],
+  });
+  const refusedMod = await waitFor('b to fail the new revision', async () => {
+    const [r] = await listCustom<HostRequest>(b.kube, 'hostrequests', 'drone-a');
+    return r?.status?.phase === 'FAILED' ? r : undefined;
+  }, { timeoutMs: 60_000 });
+  t.regex(refusedMod.status?.message ?? '', /refuses web: spec\.template\.spec\.hostNetwork \(host namespaces are not allowed\)/);
+  const [after] = (await b.kube.apps.listNamespacedDeployment({ namespace: 'drone-a' })).items;
+  t.is(after?.metadata?.generation, before, 'the running Deployment\'s spec was not touched');
+  t.not(after?.spec?.template.spec?.hostNetwork, true);
+
   // released: the slice leaves the quota
   await a.kube.custom.deleteNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: APPS, plural: 'dronefederateddeployments', name: 'web' });
   const emptied = await waitFor('the quota to fall back to nothing', async () => {
