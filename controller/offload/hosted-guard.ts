@@ -44,13 +44,37 @@ export class HostedGuard {
     this.deps = deps;
   }
 
+  /** Writes for one namespace, one after another: two interleaved could leave the older quota written last. */
+  private readonly queues = new Map<string, Promise<void>>();
+  private readonly pending = new Map<string, { request: HostRequest; reserved: Resources; at: number }>();
+
   /** The origin's namespace as it should be with its HostRequests here, `extra` (one being made) included. */
   async ensure(origin: string, extra?: { request: HostRequest; reserved: Resources }): Promise<void> {
     const namespace = hostedNames(origin, '', '').namespace;
-    const held = this.deps.requests.list()
-      .filter((r) => r.metadata.namespace === namespace && r.metadata.deletionTimestamp === undefined && r.metadata.name !== extra?.request.metadata.name)
-      .map((request) => ({ request, reserved: this.deps.reservedOf(request) }));
-    const requests = [...held, ...(extra === undefined ? [] : [extra])].sort((a, b) => (a.request.metadata.name ?? '').localeCompare(b.request.metadata.name ?? ''));
+    const previous = this.queues.get(namespace) ?? Promise.resolve();
+    const mine = previous.catch(() => undefined).then(() => this.write(origin, namespace, extra));
+    const settled = mine.catch(() => undefined);
+    this.queues.set(namespace, settled);
+    try {
+      await mine;
+    } finally {
+      if (this.queues.get(namespace) === settled) this.queues.delete(namespace);
+    }
+  }
+
+  private async write(origin: string, namespace: string, extra?: { request: HostRequest; reserved: Resources }): Promise<void> {
+    const now = Date.now();
+    if (extra !== undefined) this.pending.set(`${namespace}/${extra.request.metadata.name ?? ''}`, { ...extra, at: now });
+    const cached = this.deps.requests.list().filter((r) => r.metadata.namespace === namespace);
+    const names = new Set(cached.map((r) => r.metadata.name));
+    // a HostRequest being made counts until the cache has it (or, if its creation failed for good, for a while)
+    const making = [...this.pending].filter(([key, p]) => {
+      const keep = key.startsWith(`${namespace}/`) && !names.has(p.request.metadata.name) && now - p.at < REWRITE_MS;
+      if (!keep && key.startsWith(`${namespace}/`)) this.pending.delete(key);
+      return keep;
+    }).map(([, p]) => ({ request: p.request, reserved: p.reserved }));
+    const held = cached.filter((r) => r.metadata.deletionTimestamp === undefined).map((request) => ({ request, reserved: this.deps.reservedOf(request) }));
+    const requests = [...held, ...making].sort((a, b) => (a.request.metadata.name ?? '').localeCompare(b.request.metadata.name ?? ''));
     // a neighbour whose Federation went runs nothing new; what it has keeps the strictest level
     const level = this.deps.policyOf(origin)?.level ?? 'restricted';
     const objects = hostedNamespaceObjects({ origin, namespace, level, requests });
