@@ -78,11 +78,14 @@ export class HostedGuard {
     // a neighbour whose Federation went runs nothing new; what it has keeps the strictest level
     const level = this.deps.policyOf(origin)?.level ?? 'restricted';
     const objects = hostedNamespaceObjects({ origin, namespace, level, requests });
-    const wanted = JSON.stringify(objects);
-    const last = this.written.get(namespace);
-    if (last?.wanted === wanted && Date.now() - last.at < REWRITE_MS) return;
-    // the namespace (with its labels) first: everything else lives in it
-    for (const object of [objects.namespace, objects.quota, objects.limits, objects.policy] as KubernetesObject[]) await this.deps.api.apply(object);
-    this.written.set(namespace, { wanted, at: Date.now() });
+    // the namespace (with its labels) first: everything else lives in it; each object written when it changed
+    for (const object of [objects.namespace, objects.quota, objects.limits, objects.policy] as KubernetesObject[]) {
+      const key = `${namespace}/${object.kind ?? ''}`;
+      const wanted = JSON.stringify(object);
+      const last = this.written.get(key);
+      if (last?.wanted === wanted && now - last.at < REWRITE_MS) continue;
+      await this.deps.api.apply(object);
+      this.written.set(key, { wanted, at: now });
+    }
   }
 }
