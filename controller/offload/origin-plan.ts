@@ -176,6 +176,8 @@ export interface Refusal {
   readonly host: string;
   readonly component: string;
   readonly reason: string;
+  /** The deployment's generation the refused template was of. */
+  readonly generation?: number;
 }
 
 /**

@@ -135,7 +135,9 @@ export class OriginSide {
     if (owner === undefined) return undefined;
     const key = `${owner.namespace}/${owner.name}`;
     const held = this.refusals.get(key) ?? new Map<string, Refusal>();
-    held.set(`${event.host}/${event.component}`, { host: event.host, component: event.component, reason: event.reason });
+    // a refusal is of the template as it was: one of an earlier generation says nothing of a fixed one
+    const generation = this.deps.deployments.get(key)?.metadata.generation;
+    held.set(`${event.host}/${event.component}`, { host: event.host, component: event.component, reason: event.reason, ...(generation === undefined ? {} : { generation }) });
     this.refusals.set(key, held);
     if (!this.excludedFrom(key).includes(event.host)) this.refusedSince.add(key);
     this.exclude(key, event.host);
@@ -459,7 +461,8 @@ export class OriginSide {
   }
 
   private async write(dfd: DroneFederatedDeployment, wanted: Status): Promise<void> {
-    const refusals = [...this.refusals.get(keyOf(dfd))?.values() ?? []].filter((r) => wanted.components?.some((c) => c.name === r.component && c.phase === 'FAILED') !== false);
+    const refusals = [...this.refusals.get(keyOf(dfd))?.values() ?? []]
+      .filter((r) => r.generation === dfd.metadata.generation && wanted.components?.some((c) => c.name === r.component && c.phase === 'FAILED') !== false);
     const ready = readyCondition(wanted, refusals);
     const status = {
       ...wanted, ...(wanted.reason === undefined ? {} : { reason: capped(wanted.reason) }),

@@ -204,3 +204,16 @@ test('a component\'s Service name is not taken from another deployment, nor from
   t.regex(serviceClash(shop, 'db', { labels: { app: 'db' } }) ?? '', /was not made by edgeshifu/);
   t.regex(serviceClash(shop, 'db', {}) ?? '', /was not made by edgeshifu/, 'no labels at all');
 });
+
+test('the Ready condition: RefusedByHost with each host\'s reason when hosts refused a FAILED deployment, else the phase\'s own', async (t) => {
+  const { readyCondition, capped } = await import('../../controller/offload/origin-plan.ts');
+  const refusals = [{ host: 'b', component: 'db', reason: 'b (Pod Security restricted) refuses db: spec.template.spec.hostNetwork (host namespaces are not allowed)' }, { host: 'c', component: 'db', reason: 'c has no Federation for a and runs nothing for it' }];
+  t.deepEqual(readyCondition({ phase: 'FAILED', reason: 'every cluster called refused db' }, refusals), {
+    type: 'Ready', status: 'False', reason: 'RefusedByHost',
+    message: 'b refused db: b (Pod Security restricted) refuses db: spec.template.spec.hostNetwork (host namespaces are not allowed)\nc refused db: c has no Federation for a and runs nothing for it',
+  });
+  t.like(readyCondition({ phase: 'FAILED', reason: 'no cluster has room' }, []), { status: 'False', reason: 'Failed', message: 'no cluster has room' });
+  t.like(readyCondition({ phase: 'RUNNING', reason: 'every component runs' }, refusals), { status: 'True', reason: 'Running' });
+  t.like(readyCondition({ phase: 'PENDING' }, []), { status: 'False', reason: 'Starting' });
+  t.is(capped('x'.repeat(2000)).length, 1024);
+});
