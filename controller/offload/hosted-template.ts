@@ -95,7 +95,11 @@ const Volume = Strict({
   downwardAPI: Type.Optional(Type.Object({})),
   configMap: Type.Optional(Type.Object({})),
   secret: Type.Optional(Type.Object({})),
-  projected: Type.Optional(Type.Object({})),
+  // no serviceAccountToken source: a projected token would give the pod an identity on the host after all
+  projected: Type.Optional(Strict({
+    sources: Type.Array(Strict({ configMap: Type.Optional(Type.Object({})), secret: Type.Optional(Type.Object({})), downwardAPI: Type.Optional(Type.Object({})) }), { maxItems: 16 }),
+    defaultMode: Type.Optional(Type.Integer()),
+  })),
   hostPath: Type.Optional(Type.Object({})),
 });
 

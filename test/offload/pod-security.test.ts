@@ -83,6 +83,8 @@ test('a hosted pod spec carries only known fields: the unknown and the forbidden
   t.regex(describeViolations(found), /spec\.template\.spec\.nodeName \(is not a field a hosted Deployment may carry\)/);
   t.regex(describeViolations(found), /spec\.template\.spec\.hostNetwork \(host namespaces are not allowed\)/);
   t.deepEqual(workloadViolations(workload(withContainer({ ports: [{ containerPort: 8080 }], resources: { requests: { cpu: '100m' } }, env: [{ name: 'A', value: '1' }] })), POLICY), []);
+  const token = { ...plain(), volumes: [{ name: 't', projected: { sources: [{ serviceAccountToken: { path: 'token' } }] } }] };
+  t.deepEqual(workloadViolations(workload(token), POLICY).map((v) => v.path), ['spec.template.spec.volumes[0].projected.sources[0].serviceAccountToken'], 'no token by a projected volume either');
   t.deepEqual(workloadViolations(workload(plain(), { 'container.apparmor.security.beta.kubernetes.io/app': 'unconfined' }), POLICY).map((v) => v.path), ['spec.template.metadata.annotations["container.apparmor.security.beta.kubernetes.io/app"]']);
 });
 
