@@ -20,7 +20,7 @@ import { keysOf, neighbourOf, type Federation } from '../drone/neighbours.ts';
 import { droneKeyring } from '../drone/config.ts';
 import { Keyring } from '../../shared/bus/signing.ts';
 import { listenAddress, type OffloadSettings } from './settings.ts';
-import { admissionPolicy, imagePrefixes } from './admission.ts';
+import { admissionPolicy, hostingPolicyOf, imagePrefixes, type HostingPolicy } from './admission.ts';
 import { OffloadApi } from './kube.ts';
 import type { Condition } from '../../shared/crds/schema.ts';
 import { isoTime } from '../../shared/time.ts';
@@ -72,7 +72,7 @@ export class DroneFederation {
       cluster: s.droneCluster, mode: s.droneMode, scalePercent: s.droneScalePercent, weights: this.weights,
       agreementMs: s.droneAgreementMs, weakAgreementMs: s.droneWeakAgreementMs, gossipMs: s.droneGossipMs,
       advertIntervalMs: s.droneAdvertIntervalMs, advertTtlMs: s.droneAdvertTtlMs, advertGapMs: s.droneAdvertGapMs, replyTimeoutMs: s.droneReplyTimeoutMs,
-      retryMs: s.droneRetryMs, batchMs: s.droneBatchMs, fanout: s.droneFanout, admit: admissionPolicy(s.droneCluster, imagePrefixes(s.droneAllowedImages)),
+      retryMs: s.droneRetryMs, batchMs: s.droneBatchMs, fanout: s.droneFanout, admit: admissionPolicy(s.droneCluster, imagePrefixes(s.droneAllowedImages), (origin) => this.hostingPolicy(origin)),
     };
     this.agent = new DroneAgent({ config, free: deps.free, bus: { publish: (topic, body) => this.requireBus().publish(topic, body), subscribe: (filters, handler) => this.requireBus().subscribe(filters, handler) }, logger: deps.logger, signal: this.stopping.signal });
     const path = `/apis/${GROUP}/${VERSION}/federations`;
@@ -84,6 +84,11 @@ export class DroneFederation {
 
   get cluster(): string {
     return this.deps.settings.droneCluster;
+  }
+
+  /** What this cluster runs for a neighbour (its Federation's `hosting`); undefined: nothing, it has no Federation here. */
+  hostingPolicy(origin: string): HostingPolicy | undefined {
+    return hostingPolicyOf(this.federations.list(), origin);
   }
 
   /** Whether this cluster signs what it publishes and drops what it cannot check. */

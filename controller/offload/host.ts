@@ -15,11 +15,13 @@ import type { ReconcileResult } from '../runner.ts';
 import { LABEL_MANAGED_BY, MANAGED_BY } from '../bundle/names.ts';
 import { HOSTED_FOR_LABEL } from '../drone/slicing/kube-input.ts';
 import { reservedFor } from '../drone/host-ledger.ts';
-import type { Resources } from '../drone/model.ts';
 import type { OffloadApi } from './kube.ts';
 import { dependencyClash, dependencyObjects, hostObjects, type HostRequest } from './objects.ts';
 import { hostVerdict, leaseEnd, leasedSpec, publicAddress } from './host-plan.ts';
 import { hostedNames, revisionOf, workloadValidator, type Workload } from './workload.ts';
+import { workloadRefusal, type HostingPolicy } from './admission.ts';
+import { HostedGuard, reservationAnnotations, reservedOf } from './hosted-guard.ts';
+import type { PodSecurityLevel } from './pod-security.ts';
 import { isoTime } from '../../shared/time.ts';
 import { sameJson } from '../status.ts';
 
@@ -34,24 +36,14 @@ export interface HostSideDeps {
   readonly leaseSeconds: number;
   readonly publicAddress?: string;
   readonly logger: Logger;
+  /** What this cluster runs for a neighbour (its Federation); undefined: nothing. */
+  readonly policyOf: (origin: string) => HostingPolicy | undefined;
+  /** Image prefixes this cluster runs for any neighbour (none: no cluster-wide bound). */
+  readonly clusterImages: readonly string[];
 }
 
 type HostEvent = Extract<DroneEvent, { type: 'host' | 'release' }>;
 const APPLIED = 'drone.edgeshifu.io/applied';
-
-const RESERVED = { cpu: 'drone.edgeshifu.io/cpu', memory: 'drone.edgeshifu.io/memory', pods: 'drone.edgeshifu.io/pods' } as const;
-
-/** What the slice reserves for a HostRequest, kept on it so a restarted host holds the same (pods included). */
-function reservationAnnotations(resources: Resources): Record<string, string> {
-  return { [RESERVED.cpu]: String(resources.cpu), [RESERVED.memory]: String(resources.memory), [RESERVED.pods]: String(resources.pods ?? 1) };
-}
-
-/** The reservation back from a HostRequest; one written before pods were counted holds one pod. */
-function reservedOf(request: HostRequest): Resources {
-  const annotations = request.metadata.annotations ?? {};
-  const pods = Number(annotations[RESERVED.pods] ?? 1);
-  return { cpu: Number(annotations[RESERVED.cpu] ?? 0), memory: Number(annotations[RESERVED.memory] ?? 0), pods: Number.isInteger(pods) && pods >= 0 ? pods : 1 };
-}
 
 function keyOf(r: { metadata?: { namespace?: string; name?: string } }): string {
   return `${r.metadata?.namespace ?? ''}/${r.metadata?.name ?? ''}`;
@@ -64,8 +56,11 @@ export class HostSide {
   /** Last lease heard per HostRequest, newer than the stored lastRenewTime. */
   private readonly renewed = new Map<string, number>();
 
+  private readonly guard: HostedGuard;
+
   constructor(deps: HostSideDeps) {
     this.deps = deps;
+    this.guard = new HostedGuard({ api: deps.api, requests: deps.requests, policyOf: deps.policyOf, reservedOf });
   }
 
   /** The ledger after a restart: every HostRequest still here is a slice still held. */
@@ -88,14 +83,17 @@ export class HostSide {
     }
     const { component, origin, app } = event;
     const entry = this.deps.agent.hosted().find((e) => e.origin === origin && e.app === app && e.component === component.name);
-    await this.deps.api.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: names.namespace, labels: { [LABEL_MANAGED_BY]: MANAGED_BY, [HOSTED_FOR_LABEL]: origin } } });
+    const reserved = entry?.resources ?? reservedFor(component.resources);
+    const metadata = {
+      name: names.name, namespace: names.namespace, labels: { [LABEL_MANAGED_BY]: MANAGED_BY, [HOSTED_FOR_LABEL]: origin },
+      annotations: reservationAnnotations(reserved),
+    };
+    // the namespace, its Pod Security labels and a quota that holds this slice too, before the request exists
+    await this.guard.ensure(origin, { request: { apiVersion: API_VERSION, kind: 'HostRequest', metadata, spec: { origin, app, component: component.name, requestId: '', resources: {}, launch: false, leaseSeconds: this.deps.leaseSeconds, ...(component.workload === undefined ? {} : { workload: component.workload }) } } as unknown as HostRequest, reserved });
     this.deps.logger.info({ origin, app, component: component.name }, 'hosting a component: HostRequest ACCEPTED');
     await this.deps.api.create({
       apiVersion: API_VERSION, kind: 'HostRequest',
-      metadata: {
-        name: names.name, namespace: names.namespace, labels: { [LABEL_MANAGED_BY]: MANAGED_BY, [HOSTED_FOR_LABEL]: origin },
-        annotations: reservationAnnotations(entry?.resources ?? reservedFor(component.resources)),
-      },
+      metadata,
       spec: {
         origin, app, component: component.name, requestId: entry?.requestId ?? `${app}.${component.name}`,
         resources: { cpu: `${component.resources.cpu}m`, memory: `${component.resources.memory}Mi` },
@@ -145,20 +143,9 @@ export class HostSide {
 
   reconcile = async (key: string, log: Logger): Promise<ReconcileResult> => {
     const request = this.deps.requests.get(key);
-    if (request === undefined) {
-      this.told.delete(key);
-      this.renewed.delete(key);
-      return {};
-    }
+    if (request === undefined) return this.gone(key);
     const { spec } = request;
     const names = { namespace: request.metadata.namespace ?? '', name: request.metadata.name ?? '' };
-    let workload: Workload;
-    try {
-      workload = workloadValidator.parse(spec.workload, `the workload the origin ${spec.origin} sent`);
-    } catch (err) {
-      await this.report(request, { phase: 'FAILED', message: err instanceof Error ? err.message : String(err) });
-      return {};
-    }
     const verdict0 = hostVerdict({ request, now: Date.now(), renewedAt: this.renewed.get(key) });
     if (verdict0.expired) {
       log.warn({ origin: spec.origin, app: spec.app, component: spec.component, reason: verdict0.reason }, 'lease expired: releasing the hosted component');
@@ -166,7 +153,12 @@ export class HostSide {
       this.deps.agent.releaseHosted(spec.origin, spec.app, spec.component);
       return {};
     }
-    const launched = await this.launch(request, workload, names);
+    const admitted = await this.admitted(request);
+    // refused: looked at again when the lease would end (the origin stops renewing what failed)
+    if (admitted === undefined) return { requeueAfterMs: Math.max(1_000, leaseEnd(request, this.renewed.get(key)) - Date.now() + 100) };
+    const { workload, policy } = admitted;
+    await this.guard.ensure(spec.origin);
+    const launched = await this.launch(request, workload, { ...names, level: policy?.level ?? 'restricted' });
     if (launched.refused !== undefined) {
       await this.report(request, { phase: 'FAILED', message: launched.refused });
       return {};
@@ -189,18 +181,45 @@ export class HostSide {
     return { requeueAfterMs: Math.max(1_000, leaseEnd(request, this.renewed.get(key)) - Date.now() + 100) };
   };
 
+  /** A HostRequest that went: the slice it held leaves the namespace's quota. */
+  private async gone(key: string): Promise<ReconcileResult> {
+    this.told.delete(key);
+    this.renewed.delete(key);
+    const origin = /^drone-(.+)\//.exec(key)?.[1];
+    if (origin !== undefined) await this.guard.ensure(origin);
+    return {};
+  }
+
+  /** The workload, when it parses and may run here; else the HostRequest is FAILED with the reason, every field named. */
+  private async admitted(request: HostRequest): Promise<{ workload: Workload; policy: HostingPolicy | undefined } | undefined> {
+    const { spec } = request;
+    let workload: Workload;
+    try {
+      workload = workloadValidator.parse(spec.workload, `the workload the origin ${spec.origin} sent`);
+    } catch (err) {
+      await this.report(request, { phase: 'FAILED', message: err instanceof Error ? err.message : String(err) });
+      return undefined;
+    }
+    // checked again here: a MOD changes the workload after the ACK, and a Federation may have changed
+    const policy = this.deps.policyOf(spec.origin);
+    const refusal = workloadRefusal(workload, { cluster: this.deps.cluster, origin: spec.origin, component: spec.component, policy, clusterImages: this.deps.clusterImages });
+    if (refusal === undefined) return { workload, policy };
+    await this.report(request, { phase: 'FAILED', message: refusal });
+    return undefined;
+  }
+
   /**
    * Once the origin said go: the Services of what it depends on first (it finds them under their
    * names from its first start), then its Deployment and Service; applied when what to run
    * changed, or one of them went missing.
    */
-  private async launch(request: HostRequest, workload: Workload, names: { namespace: string; name: string }): Promise<{ deployment?: V1Deployment; service?: V1Service; created: boolean; refused?: string }> {
+  private async launch(request: HostRequest, workload: Workload, names: { namespace: string; name: string; level: PodSecurityLevel }): Promise<{ deployment?: V1Deployment; service?: V1Service; created: boolean; refused?: string }> {
     const key = `${names.namespace}/${names.name}`;
     const deployment = this.deps.deployments.get(key);
     const service = this.deps.services.get(key);
     if (request.spec.launch !== true) return { deployment, service, created: false };
     const { dependencies = {}, dependencyPorts = {} } = request.spec;
-    const applied = `${request.spec.revision ?? ''}/${JSON.stringify(dependencies)}/${JSON.stringify(dependencyPorts)}`;
+    const applied = `${request.spec.revision ?? ''}/${JSON.stringify(dependencies)}/${JSON.stringify(dependencyPorts)}/${names.level}`;
     const depsHere = Object.keys(dependencyPorts).every((d) => this.deps.services.get(`${names.namespace}/${d}`) !== undefined);
     if (deployment?.metadata?.annotations?.[APPLIED] === applied && service !== undefined && depsHere) return { deployment, service, created: false };
     const refused = await this.connectDependencies(request);

@@ -13,6 +13,7 @@ import type { OffloadMessage } from '../drone/agent.ts';
 import { clusterFree } from '../drone/slicing/capacity.ts';
 import { nodeInput, podInput } from '../drone/slicing/kube-input.ts';
 import { DroneFederation } from './federation.ts';
+import { imagePrefixes } from './admission.ts';
 import { HostSide } from './host.ts';
 import { NewestPerKey } from './newest.ts';
 import { collectionPath, OffloadApi, type OffloadKind } from './kube.ts';
@@ -84,6 +85,7 @@ export class Offloader {
     this.host = new HostSide({
       api, agent, cluster: settings.droneCluster, requests: this.hostRequests, deployments: this.workloads, services: this.services, nodes: deps.nodes,
       leaseSeconds: settings.droneLeaseSeconds, ...(settings.dronePublicAddress === undefined ? {} : { publicAddress: settings.dronePublicAddress }), logger,
+      policyOf: (origin) => this.federation.hostingPolicy(origin), clusterImages: imagePrefixes(settings.droneAllowedImages),
     });
     const workers = deps.workers ?? 2;
     this.originRunner = new Runner({ name: 'dronefederateddeployment', reconcile: this.origin.reconcile, workers, logger, registry: deps.registry });

@@ -13,6 +13,7 @@ import { LABEL_MANAGED_BY, MANAGED_BY } from '../bundle/names.ts';
 import { createHash } from 'node:crypto';
 import type { DroneFederatedDeployment, Workload } from './workload.ts';
 import { localDeploymentName, namedPorts } from './workload.ts';
+import { hardenedPodSpec, type PodSecurityLevel } from './pod-security.ts';
 
 export type HostRequest = CustomObject<HostRequestSpec, HostRequestStatus>;
 
@@ -62,10 +63,14 @@ interface DeploymentArgs {
   readonly env: V1EnvVar[];
   readonly owner: V1OwnerReference;
   readonly annotations?: Record<string, string>;
+  /** Hosted for a neighbour: run under this Pod Security level, within the reserved pods. */
+  readonly hosted?: PodSecurityLevel;
 }
 
 function deployment(a: DeploymentArgs): V1Deployment {
-  const { spec, replicas } = podSpecFor(a.workload, a.cluster, a.env);
+  const made = podSpecFor(a.workload, a.cluster, a.env);
+  const { replicas } = made;
+  const spec = a.hosted === undefined ? made.spec : hardenedPodSpec(made.spec as unknown as Record<string, unknown>, a.hosted) as unknown as V1PodSpec;
   const template = a.workload.template;
   const podLabels = { ...(template.spec.template.metadata?.labels ?? {}), ...a.labels, [HOSTED_FOR_LABEL]: a.hostedFor };
   return {
@@ -73,6 +78,8 @@ function deployment(a: DeploymentArgs): V1Deployment {
     metadata: { name: a.name, namespace: a.namespace, labels: { ...(template.metadata?.labels ?? {}), ...a.labels, [LABEL_MANAGED_BY]: MANAGED_BY }, annotations: { ...template.metadata?.annotations, ...a.annotations }, ownerReferences: [a.owner] },
     spec: {
       replicas,
+      // the namespace's quota holds the reserved pods and no more: a rollout replaces pods, it does not add one first
+      ...(a.hosted === undefined ? {} : { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 0, maxUnavailable: 1 } } }),
       selector: { matchLabels: a.labels },
       template: { metadata: { labels: podLabels, annotations: template.spec.template.metadata?.annotations }, spec },
     },
@@ -106,12 +113,12 @@ export function reachOf(endpoint: string, ports: readonly ReachablePort[] | unde
 }
 
 /** Host side: the component's Deployment and NodePort Service, owned by its HostRequest. */
-export function hostObjects(request: HostRequest, workload: Workload, cluster: string, names: { namespace: string; name: string; annotations?: Record<string, string> }): { deployment: V1Deployment; service: V1Service } {
+export function hostObjects(request: HostRequest, workload: Workload, cluster: string, names: { namespace: string; name: string; annotations?: Record<string, string>; level?: PodSecurityLevel }): { deployment: V1Deployment; service: V1Service } {
   const labels = { [LABEL_APP]: names.name, [LABEL_COMPONENT]: request.spec.component };
   const owner = ownerRef(request);
   const common = { name: names.name, namespace: names.namespace, labels, owner };
   return {
-    deployment: deployment({ ...common, hostedFor: request.spec.origin, workload, cluster, env: dependencyEnv(request.spec.dependencies ?? {}), annotations: names.annotations ?? {} }),
+    deployment: deployment({ ...common, hostedFor: request.spec.origin, workload, cluster, env: dependencyEnv(request.spec.dependencies ?? {}), annotations: names.annotations ?? {}, hosted: names.level ?? 'restricted' }),
     service: {
       apiVersion: 'v1', kind: 'Service',
       metadata: { name: names.name, namespace: names.namespace, labels: { ...labels, [LABEL_MANAGED_BY]: MANAGED_BY, [HOSTED_FOR_LABEL]: request.spec.origin }, ownerReferences: [owner] },

@@ -172,3 +172,33 @@ export function serviceClash(dfd: DroneFederatedDeployment, component: string, e
   const holder = owner === undefined ? 'was not made by edgeshifu' : `belongs to DroneFederatedDeployment ${owner}`;
   return `Service ${dfd.metadata.namespace ?? ''}/${component} already exists and ${holder}; callers reach component ${component} under that name: rename the component, or create this DroneFederatedDeployment in another namespace`;
 }
+
+/** A host's refusal (NACK) of one component, with its reason. */
+export interface Refusal {
+  readonly host: string;
+  readonly component: string;
+  readonly reason: string;
+  /** The deployment's generation the refused template was of. */
+  readonly generation?: number;
+}
+
+/**
+ * The deployment's Ready condition: why it does not run, in a form a user acts on. A FAILED
+ * deployment that hosts refused says RefusedByHost with each host's reason, which names every
+ * field its policy refuses.
+ */
+export function readyCondition(status: Status, refusals: readonly Refusal[]): { type: 'Ready'; status: 'True' | 'False'; reason: string; message: string } {
+  const message = status.reason ?? '';
+  if (status.phase === 'RUNNING') return { type: 'Ready', status: 'True', reason: 'Running', message };
+  if (status.phase === 'DONE') return { type: 'Ready', status: 'False', reason: 'Released', message };
+  if (status.phase === 'FAILED' && refusals.length > 0) {
+    return { type: 'Ready', status: 'False', reason: 'RefusedByHost', message: refusals.map((r) => `${r.host} refused ${r.component}: ${r.reason}`).join('\n') };
+  }
+  if (status.phase === 'FAILED') return { type: 'Ready', status: 'False', reason: 'Failed', message };
+  return { type: 'Ready', status: 'False', reason: status.phase === 'PENDING' ? 'Starting' : 'Scheduling', message };
+}
+
+/** A status text within the API's limit for it. */
+export function capped(text: string, limit = 1024): string {
+  return text.length <= limit ? text : `${text.slice(0, limit - 1)}…`;
+}

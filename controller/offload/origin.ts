@@ -19,12 +19,12 @@ import type { OffloadApi } from './kube.ts';
 import { available, exposedAt, publicAddress } from './host-plan.ts';
 import { dependencyEnv, localObjects, reachOf, remoteObjects } from './objects.ts';
 import {
-  applyDecision, deploymentOfApp, leasesFor, localObservation, neededRemotely, observe, readiness, returnLost, serviceClash, startAuction, statusChanged, unplaced,
+  applyDecision, capped, deploymentOfApp, readyCondition, type Refusal, leasesFor, localObservation, neededRemotely, observe, readiness, returnLost, serviceClash, startAuction, statusChanged, unplaced,
   type Decision, type Observation, type Status,
 } from './origin-plan.ts';
 import { jobOf, localDeploymentName, offloadRequestName, validateDeployment, workloadOf, type DroneFederatedDeployment, type Workload } from './workload.ts';
 import { isoTime } from '../../shared/time.ts';
-import { sameJson } from '../status.ts';
+import { sameJson, setCondition } from '../status.ts';
 
 export type OffloadRequest = CustomObject<OffloadRequestSpec, OffloadRequestStatus>;
 export const FINALIZER = 'drone.edgeshifu.io/release';
@@ -75,6 +75,8 @@ export class OriginSide {
   private readonly submittedFor = new Map<string, Set<string>>();
   private readonly failedAt = new Map<string, number>();
   private readonly refusedSince = new Set<string>();
+  /** Hosts' refusals per deployment, by host and component: the FAILED status says them. */
+  private readonly refusals = new Map<string, Map<string, Refusal>>();
   private readonly decisions = new Map<string, Decision>();
   private readonly delAcks = new Map<string, Set<string>>();
   private readonly withdrawnAt = new Map<string, number>();
@@ -128,10 +130,15 @@ export class OriginSide {
   }
 
   /** A host refused a component (NACK): the next auction for this deployment leaves it out. */
-  onRefused(event: { app: string; host: string }): string | undefined {
+  onRefused(event: { app: string; host: string; component: string; reason: string }): string | undefined {
     const owner = deploymentOfApp(event.app);
     if (owner === undefined) return undefined;
     const key = `${owner.namespace}/${owner.name}`;
+    const held = this.refusals.get(key) ?? new Map<string, Refusal>();
+    // a refusal is of the template as it was: one of an earlier generation says nothing of a fixed one
+    const generation = this.deps.deployments.get(key)?.metadata.generation;
+    held.set(`${event.host}/${event.component}`, { host: event.host, component: event.component, reason: event.reason, ...(generation === undefined ? {} : { generation }) });
+    this.refusals.set(key, held);
     if (!this.excludedFrom(key).includes(event.host)) this.refusedSince.add(key);
     this.exclude(key, event.host);
     return key;
@@ -449,10 +456,20 @@ export class OriginSide {
     this.excluded.delete(key);
     this.failedAt.delete(key);
     this.refusedSince.delete(key);
+    this.refusals.delete(key);
     for (const map of [this.heard, this.sentLeases]) for (const k of [...map.keys()]) if (k.startsWith(`${key}/`)) map.delete(k);
   }
 
-  private async write(dfd: DroneFederatedDeployment, status: Status): Promise<void> {
+  private async write(dfd: DroneFederatedDeployment, wanted: Status): Promise<void> {
+    const refusals = [...this.refusals.get(keyOf(dfd))?.values() ?? []]
+      .filter((r) => r.generation === dfd.metadata.generation && wanted.components?.some((c) => c.name === r.component && c.phase === 'FAILED') !== false);
+    const ready = readyCondition(wanted, refusals);
+    const status = {
+      ...wanted, ...(wanted.reason === undefined ? {} : { reason: capped(wanted.reason) }),
+      components: wanted.components?.map((c) => (c.message === undefined ? c : { ...c, message: capped(c.message) })),
+      conditions: setCondition(wanted.conditions ?? [], ready, dfd.metadata.generation ?? 0, isoTime(Date.now())),
+    };
+    if (wanted.components === undefined) delete status.components;
     if (!statusChanged(dfd.status, status)) return;
     await this.deps.api.patchStatus('DroneFederatedDeployment', dfd, status);
   }

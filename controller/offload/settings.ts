@@ -18,7 +18,7 @@ export const OffloadSettings = Type.Object({
   droneLeaseSeconds: Type.Integer({ minimum: 3, maximum: 86_400, default: 60, description: 'A host drops what an origin stopped renewing for this long; keep it well above a leader fail-over (about 16 s).' }),
   droneReleaseTimeoutSeconds: Type.Integer({ minimum: 1, default: 30, description: 'A deleted deployment waits this long for its hosts\' DEL_ACK.' }),
   droneRetrySeconds: Type.Integer({ minimum: 1, default: 30, description: 'A deployment no cluster could take is put to auction again after this long.' }),
-  droneAllowedImages: Type.String({ default: '', description: 'Image prefixes this cluster runs for its neighbours, comma-separated (e.g. "registry.example/,docker.io/library/"); all when empty. Others are refused (NACK).' }),
+  droneAllowedImages: Type.String({ default: '', description: 'A bound on every neighbour\'s image list, comma-separated prefixes (e.g. "registry.example/"): an image runs for a neighbour only when its Federation\'s spec.hosting.allowedImages lists it and, when this is set, it is under one of these too. Empty: no bound beyond the Federations\' lists.' }),
   dronePublicAddress: Type.Optional(Type.String({ minLength: 1, maxLength: 253, description: 'Address neighbours reach this cluster\'s NodePorts at; the first Ready node\'s InternalIP when absent.' })),
   droneSigningKey: Type.Optional(T.droneSigningKey),
   droneRequireSignatures: T.droneRequireSignatures,

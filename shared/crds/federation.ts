@@ -4,12 +4,24 @@
 // its public key, which end-to-end signatures of its messages are checked against.
 // The relay pushes federation traffic to every Federation's broker; status says whether it can.
 import { Type, type Static } from '@sinclair/typebox';
-import { Conditions, Timestamp } from './schema.ts';
+import { Conditions, StringEnum, Timestamp } from './schema.ts';
 
 export const SecretRef = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 253 }),
   namespace: Type.String({ minLength: 1, maxLength: 63 }),
 }, { description: 'A Secret with the keys username and password (and ca.crt for TLS, optional).' });
+
+/** What this cluster runs for the neighbour (controller/offload/README.md, "What a neighbour may run here"). */
+export const HostingPolicy = Type.Object({
+  podSecurity: Type.Optional(StringEnum(['restricted', 'baseline'], {
+    default: 'restricted',
+    description: 'Pod Security level the neighbour\'s workloads run under here (restricted, or baseline at the lowest; never privileged).',
+  })),
+  allowedImages: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 512 }), {
+    maxItems: 64, description: 'Image prefixes this cluster runs for the neighbour; none listed runs nothing.',
+  })),
+}, { description: 'What this cluster runs for the neighbour: deny by default.' });
+export type HostingPolicy = Static<typeof HostingPolicy>;
 
 export const FederationSpec = Type.Object({
   clusterId: Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$', description: 'The neighbour\'s cluster id (its own configuration).' }),
@@ -21,6 +33,7 @@ export const FederationSpec = Type.Object({
     minLength: 1, maxLength: 1024, pattern: '^-----BEGIN PUBLIC KEY-----',
     description: 'The neighbour\'s Ed25519 public key, PEM (openssl pkey -pubout): its messages are checked against it, relayed or not.',
   })),
+  hosting: Type.Optional(HostingPolicy),
 });
 
 export const FederationStatus = Type.Object({

@@ -31,6 +31,7 @@ const bad = [
   { what: 'a broker URL that is not MQTT', spec: { ...good, brokerUrl: 'http://edge-2:80' }, field: /spec\.brokerUrl/ },
   { what: 'a cluster id with capitals', spec: { ...good, clusterId: 'Edge_2' }, field: /spec\.clusterId/ },
   { what: 'a zero weight', spec: { ...good, weight: 0 }, field: /spec\.weight/ },
+  { what: 'its neighbour\'s work let run privileged', spec: { ...good, hosting: { podSecurity: 'privileged', allowedImages: ['registry.example/'] } }, field: /spec\.hosting\.podSecurity: Unsupported value: "privileged"/ },
   { what: 'no credentials Secret', spec: { clusterId: 'edge-2', brokerUrl: 'mqtts://x:8883' }, field: /spec\.credentialsSecretRef/ },
 ];
 for (const b of bad) {

@@ -3,9 +3,10 @@
 // where the broker password goes.
 import test from 'ava';
 import { cpuMillis, parseQuantity } from '../../shared/kube/quantity.ts';
-import { resourcesOf } from '../../controller/offload/workload.ts';
+import { resourcesOf, workloadOf } from '../../controller/offload/workload.ts';
+import { workloadViolations } from '../../controller/offload/admission.ts';
 import type { FederatedComponent } from '../../shared/crds/drone.ts';
-import { demoManifests, droneArgs, droneEnv, offloadLine, ROOMY_NODE, SMALL_NODE } from '../support/localstack/federation.ts';
+import { DEMO_IMAGES, demoManifests, droneArgs, droneEnv, offloadLine, ROOMY_NODE, SMALL_NODE } from '../support/localstack/federation.ts';
 
 test('the progress line names the phase, and each component\'s cluster, phase and endpoint once known', (t) => {
   t.is(offloadLine({ metadata: { name: 'shop' } }), 'offload shop: (no status yet)');
@@ -35,4 +36,12 @@ test('the broker password goes to the controller\'s environment, never its argum
   t.false(droneArgs(member).join(' ').includes(member.password));
   t.deepEqual(droneArgs(member), ['--drone-cluster', 'edge-1', '--drone-users-secret', 'edgeshifu-system/edgeshifu-drone-users', '--drone-broker-listen', '127.0.0.1:21883']);
   t.deepEqual(droneEnv(member), { EDGESHIFU_DRONE_PASSWORD: member.password });
+});
+
+test('the demo app is what each member\'s Federation lets its neighbour run: its images, under Pod Security restricted', (t) => {
+  const dfd = demoManifests().find((o) => o.kind === 'DroneFederatedDeployment') as { spec: { components: FederatedComponent[] } } | undefined;
+  const spec = dfd?.spec ?? { components: [] };
+  for (const c of spec.components) {
+    t.deepEqual(workloadViolations(workloadOf(spec, c), { cluster: 'edge-2', policy: { level: 'restricted', images: [...DEMO_IMAGES] }, clusterImages: [] }), [], c.name);
+  }
 });

@@ -162,16 +162,21 @@ test('the public address is the configured one, else the first Ready node\'s Int
   t.is(publicAddress(undefined, []), undefined);
 });
 
-test('a host\'s admission policy refuses images outside its prefixes, and workloads that do not parse', async (t) => {
+test('a host\'s admission policy: images only from the neighbour\'s own list (none: nothing), under the cluster-wide bound, and workloads that parse', async (t) => {
   const { admissionPolicy, imagePrefixes } = await import('../../controller/offload/admission.ts');
   const d = dfd({ overrides: [{ cluster: 'b', component: 'db', image: 'registry.b.example/db:1' }] });
   const job = jobOf(d, { origin: 'a', app: 'apps.shop.1', components: ['api', 'db'] });
   const [api, db] = job.components;
   if (api === undefined || db === undefined) throw new Error('no components');
-  const policy = admissionPolicy('b', imagePrefixes(' registry.b.example/ ,'));
-  t.is(policy('a', api), 'b runs only images from registry.b.example/ for its neighbours; api asks for example.com/api:1');
+  const forA = (images: string[]) => (origin: string) => (origin === 'a' ? { level: 'restricted' as const, images } : undefined);
+  const policy = admissionPolicy('b', [], forA(['registry.b.example/']));
+  t.is(policy('a', api), 'b (Pod Security restricted) refuses api: spec.template.spec.containers[0].image (example.com/api:1 is not under registry.b.example/)');
   t.is(policy('a', db), undefined, 'the override for b names an allowed image');
-  t.is(admissionPolicy('b', [])('a', api), undefined, 'no prefixes: everything is allowed');
+  t.regex(admissionPolicy('b', [], forA([]))('a', api) ?? '', /b runs no image for this neighbour \(its Federation lists none in spec.hosting.allowedImages\)/, 'an empty list runs nothing');
+  t.is(admissionPolicy('b', [], forA([]))('c', api), 'b has no Federation for c and runs nothing for it');
+  const bounded = admissionPolicy('b', imagePrefixes(' registry.b.example/ ,'), forA(['example.com/', 'registry.b.example/']));
+  t.regex(bounded('a', api) ?? '', /example.com\/api:1 is not under registry.b.example\/ \(b's limit for every neighbour\)/, 'the cluster-wide setting bounds every list');
+  t.is(bounded('a', db), undefined);
   t.regex(policy('a', { ...api, workload: { template: 'nonsense' } }) ?? '', /the workload of api from a/);
 });
 
@@ -226,4 +231,17 @@ test('a status read back with its keys in another order is not a change, so it i
   const status = applyDecision(startAuction(d, {}), { type: 'placed', app: 'apps.shop.1', origin: 'a', placement: { api: 'b', db: 'b' } }, 'a');
   t.false(statusChanged(reordered(status) as typeof status, status));
   t.true(statusChanged(status, { ...status, phase: 'RUNNING' }));
+});
+
+test('the Ready condition: RefusedByHost with each host\'s reason when hosts refused a FAILED deployment, else the phase\'s own', async (t) => {
+  const { readyCondition, capped } = await import('../../controller/offload/origin-plan.ts');
+  const refusals = [{ host: 'b', component: 'db', reason: 'b (Pod Security restricted) refuses db: spec.template.spec.hostNetwork (host namespaces are not allowed)' }, { host: 'c', component: 'db', reason: 'c has no Federation for a and runs nothing for it' }];
+  t.deepEqual(readyCondition({ phase: 'FAILED', reason: 'every cluster called refused db' }, refusals), {
+    type: 'Ready', status: 'False', reason: 'RefusedByHost',
+    message: 'b refused db: b (Pod Security restricted) refuses db: spec.template.spec.hostNetwork (host namespaces are not allowed)\nc refused db: c has no Federation for a and runs nothing for it',
+  });
+  t.like(readyCondition({ phase: 'FAILED', reason: 'no cluster has room' }, []), { status: 'False', reason: 'Failed', message: 'no cluster has room' });
+  t.like(readyCondition({ phase: 'RUNNING', reason: 'every component runs' }, refusals), { status: 'True', reason: 'Running' });
+  t.like(readyCondition({ phase: 'PENDING' }, []), { status: 'False', reason: 'Starting' });
+  t.is(capped('x'.repeat(2000)).length, 1024);
 });

@@ -62,7 +62,7 @@ async function prepare(kube: Kube, spec: MemberSpec, peers: ReadonlyArray<{ id: 
     await kube.core.createNamespacedSecret({ namespace: 'edgeshifu-system', body: { metadata: { name: `fed-${peer.id}` }, stringData: { username: spec.id, password: self.password } } });
     await kube.custom.createClusterCustomObject({
       group: GROUP, version: VERSION, plural: 'federations',
-      body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'Federation', metadata: { name: peer.id }, spec: { clusterId: peer.id, brokerUrl: `mqtt://127.0.0.1:${peer.port}`, credentialsSecretRef: { name: `fed-${peer.id}`, namespace: 'edgeshifu-system' }, ...(peer.publicKey === undefined ? {} : { publicKey: peer.publicKey }) } },
+      body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'Federation', metadata: { name: peer.id }, spec: { clusterId: peer.id, brokerUrl: `mqtt://127.0.0.1:${peer.port}`, credentialsSecretRef: { name: `fed-${peer.id}`, namespace: 'edgeshifu-system' }, hosting: { allowedImages: ['example.com/'] }, ...(peer.publicKey === undefined ? {} : { publicKey: peer.publicKey }) } },
     });
   }
 }

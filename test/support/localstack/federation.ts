@@ -44,6 +44,9 @@ export function droneEnv(m: DroneMember): Record<string, string> {
   return { EDGESHIFU_DRONE_PASSWORD: m.password };
 }
 
+/** The demo's images: what each member's Federation lets its neighbour run. */
+export const DEMO_IMAGES = ['postgres:16', 'nginx:1.27'] as const;
+
 /**
  * What `self` needs to federate with `peer`, named as in manifests/overlays/federation-member:
  * its own password, the login `peer` uses on self's broker, and a Federation + Secret for peer's
@@ -62,7 +65,9 @@ export async function federate(kube: Kube, self: DroneMember, peer: DroneMember)
     group: GROUP, version: VERSION, plural: 'federations',
     body: {
       apiVersion: `${GROUP}/${VERSION}`, kind: 'Federation', metadata: { name: peer.id },
-      spec: { clusterId: peer.id, brokerUrl: `mqtt://127.0.0.1:${String(peer.brokerPort)}`, credentialsSecretRef: { name: `federation-${peer.id}`, namespace: SYSTEM }, weight: 1 },
+      spec: { clusterId: peer.id, brokerUrl: `mqtt://127.0.0.1:${String(peer.brokerPort)}`, credentialsSecretRef: { name: `federation-${peer.id}`, namespace: SYSTEM }, weight: 1,
+        // deny by default: the demo runs the images of its own DroneFederatedDeployment for its neighbour
+        hosting: { allowedImages: [...DEMO_IMAGES] } },
     },
   });
 }
@@ -92,8 +97,8 @@ export function demoManifests(): Record<string, unknown>[] {
       apiVersion: `${GROUP}/${VERSION}`, kind: 'DroneFederatedDeployment', metadata: { name: DEMO.name, namespace: DEMO.namespace },
       spec: {
         components: [
-          component({ name: 'db', port: 5432, image: 'postgres:16', requests: { cpu: '1', memory: '1Gi' } }),
-          component({ name: 'api', port: 8080, image: 'nginx:1.27', requests: { cpu: '1', memory: '1Gi' }, bootDependencies: ['db'] }),
+          component({ name: 'db', port: 5432, image: DEMO_IMAGES[0], requests: { cpu: '1', memory: '1Gi' } }),
+          component({ name: 'api', port: 8080, image: DEMO_IMAGES[1], requests: { cpu: '1', memory: '1Gi' }, bootDependencies: ['db'] }),
         ],
       },
     },
