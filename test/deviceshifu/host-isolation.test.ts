@@ -62,7 +62,7 @@ test('a hung, a dead, a flooding and a broken device do not hold up their neighb
   const thermometer = await mockDevice(t, 'thermometer');
   const scripted = await scriptedDevice(t);
   const flood = await floodingDevice(t);
-  const [pThermo, pHung, pDead, pFlood, pBroken, deadPort] = await freePorts(6);
+  const [pThermo, pHung, pDead, pFlood, pBroken, deadPort] = await freePorts(6) as [number, number, number, number, number, number];
   const devices = new Map<string, TestDevice>([
     ['thermo', { spec: { protocol: 'HTTP', address: thermometer.address } }],
     ['hung', { spec: { protocol: 'HTTP', address: scripted.address } }],
@@ -106,7 +106,7 @@ test('a hung, a dead, a flooding and a broken device do not hold up their neighb
 
 test('devices are added, moved to another port and removed while the others keep their gateway', async (t) => {
   const thermometer = await mockDevice(t, 'thermometer');
-  const [pA, pB, pB2] = await freePorts(3);
+  const [pA, pB, pB2] = await freePorts(3) as [number, number, number];
   const spec: EdgeDeviceSpec = { protocol: 'HTTP', address: thermometer.address };
   const host = startHost(t, new Map([['a', { spec }], ['b', { spec }]]));
   host.assign([assignment('a', pA)]);
@@ -134,7 +134,7 @@ test('devices are added, moved to another port and removed while the others keep
 
 test('a device whose port is taken is hosted once the port frees up, and the others are served meanwhile', async (t) => {
   const thermometer = await mockDevice(t, 'thermometer');
-  const [pA, pTaken] = await freePorts(2);
+  const [pA, pTaken] = await freePorts(2) as [number, number];
   const squatter = await listen(createServer(), 'squatter', '127.0.0.1', pTaken);
   const spec: EdgeDeviceSpec = { protocol: 'HTTP', address: thermometer.address };
   const host = startHost(t, new Map([['a', { spec }], ['b', { spec }]]));
