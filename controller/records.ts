@@ -10,6 +10,7 @@ import { placedNode } from './bundle/deployment.ts';
 import { ANNOTATION_PLACED_AT, ANNOTATION_PLACEMENT_REASON, deviceOf } from './bundle/names.ts';
 import { podRequests } from './scheduling/candidates.ts';
 import { HOSTED_FOR_LABEL } from './drone/slicing/kube-input.ts';
+import { sharedPlacement, type SharedPlacement } from './shared-placement.ts';
 
 /**
  * Repeated strings kept once. JSON.parse makes a fresh copy of every value, so 10,000 pods spell
@@ -228,11 +229,15 @@ export interface ServiceRecord {
   readonly device: string | undefined;
   /** applied.ts's marker of the Service: ports, selector, type, external name. */
   readonly marker: number;
+  /** Set when the device is served by its node's shared host: where, on which port, and since when. */
+  readonly shared?: SharedPlacement;
 }
 
 export function serviceRecord(service: V1Service, pool: StringPool): ServiceRecord {
   const owner = deviceOf(service.metadata?.labels);
-  return { resourceVersion: compactVersion(service.metadata?.resourceVersion), device: owner === undefined ? undefined : keyOf(owner, pool.deviceKeys), marker: serviceMarker(service) };
+  const shared = sharedPlacement(service, pool, messagesOf(pool));
+  return { resourceVersion: compactVersion(service.metadata?.resourceVersion), device: owner === undefined ? undefined : keyOf(owner, pool.deviceKeys), marker: serviceMarker(service),
+    ...(shared === undefined ? {} : { shared }) };
 }
 
 /**
