@@ -32,3 +32,8 @@ export async function manifestNodeFlags(manifest: string): Promise<string[]> {
   const options = await manifestEnv(manifest, 'NODE_OPTIONS');
   return [...(own === undefined ? await imageNodeFlags() : words(own)), ...words(options ?? '')];
 }
+
+/** The flags a dedicated deviceShifu starts with: the image's for the deviceshifu component. */
+export async function deviceShifuNodeFlags(): Promise<string[]> {
+  return imageNodeFlags();
+}

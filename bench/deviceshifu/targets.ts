@@ -1,0 +1,9 @@
+// The targets of one bench run, in the order each round calls them. A new target is one module
+// under targets/ exporting a Target, listed here.
+import type { Target } from './target.ts';
+import { direct } from './targets/direct.ts';
+import { goProxy } from './targets/go-proxy.ts';
+import { nodeFloor } from './targets/node-floor.ts';
+import { deviceShifuDedicated } from './targets/deviceshifu-dedicated.ts';
+
+export const TARGETS: readonly Target[] = [direct, goProxy, nodeFloor, deviceShifuDedicated];
