@@ -8,7 +8,8 @@ import type { Logger } from '../../shared/log.ts';
 import { http } from '../../shared/node-http.ts';
 import { sendJson, send } from '../http/reply.ts';
 import { watchAssignments } from './assignments-watch.ts';
-import { NodeHost } from './host.ts';
+import { NodeHost, type HostOptions } from './host.ts';
+import { EdgeshifuError } from '../../shared/errors.ts';
 import { kubeFeed } from './kube-feed.ts';
 import type { HostSettings } from './settings.ts';
 
@@ -41,33 +42,61 @@ function adminServer(host: NodeHost): Server {
   });
 }
 
-export async function runHost(options: HostRunOptions): Promise<RunningHost> {
-  const { settings, logger, env } = options;
-  const { defaultEndpoint, KubeClient: Client } = await import('../../shared/kube/client.ts');
-  // two watches per device (its ConfigMap and EdgeDevice) plus the assignment's: no socket cap
-  const client = options.client ?? new Client(defaultEndpoint(undefined, env), { maxSockets: Infinity });
-  const host = new NodeHost({
-    bindAddress: settings.bindAddress, bodyLimitBytes: settings.bodyLimitBytes, readyWindowMs: settings.readyWindowMs,
-    probeIntervalMs: settings.probeIntervalMs, statusIntervalMs: settings.statusIntervalMs, logger,
-    driver: { controlMsgsTimeoutMs: settings.controlMsgsTimeoutMs, ...(settings.mqttCaFile === undefined ? {} : { mqttCaFile: settings.mqttCaFile }) },
-    feedFor: (assignment, log) => kubeFeed({ client, configNamespace: settings.namespace, telemetryServiceCacheMs: settings.telemetryServiceCacheMs }, assignment, log),
-  });
-  const admin = adminServer(host);
+async function listenAdmin(admin: Server, settings: HostSettings): Promise<AddressInfo> {
   await new Promise<void>((resolve, reject) => {
     admin.once('error', reject);
     admin.listen(settings.adminPort, settings.bindAddress, () => { admin.off('error', reject); resolve(); });
   });
-  const assignments = watchAssignments({ client, namespace: settings.namespace, hostId: settings.hostId, logger }, (list) => { host.assign(list); });
+  return admin.address() as AddressInfo;
+}
+
+function hostOptions(settings: HostSettings, logger: Logger, feedFor: HostOptions['feedFor']): HostOptions {
+  return {
+    bindAddress: settings.bindAddress, bodyLimitBytes: settings.bodyLimitBytes, readyWindowMs: settings.readyWindowMs,
+    probeIntervalMs: settings.probeIntervalMs, statusIntervalMs: settings.statusIntervalMs, logger, feedFor,
+    driver: { controlMsgsTimeoutMs: settings.controlMsgsTimeoutMs, ...(settings.mqttCaFile === undefined ? {} : { mqttCaFile: settings.mqttCaFile }) },
+  };
+}
+
+async function closeAdmin(admin: Server): Promise<void> {
+  admin.closeAllConnections();
+  await new Promise<void>((resolve) => { admin.close(() => { resolve(); }); });
+}
+
+/** Without Kubernetes: the devices of --devices-dir, read once. */
+export async function runHostFromDir(options: HostRunOptions & { readonly devicesDir: string }): Promise<RunningHost> {
+  const { settings, logger } = options;
+  const { fileFeed, readDevicesDir } = await import('./file-feed.ts');
+  const assignments = await readDevicesDir(options.devicesDir);
+  const host = new NodeHost(hostOptions(settings, logger, (a, log) => fileFeed(a, log, settings.secretsDir === undefined ? {} : { secretsDir: settings.secretsDir })));
+  const admin = adminServer(host);
+  const address = await listenAdmin(admin, settings);
+  host.assign(assignments);
+  await host.settled();
+  logger.info({ devices: assignments.length, address: `${address.address}:${String(address.port)}` }, 'deviceShifu host listening');
+  return { host, address, stop: async () => { await host.stop(); await closeAdmin(admin); } };
+}
+
+export async function runHost(options: HostRunOptions): Promise<RunningHost> {
+  const { settings, logger, env } = options;
+  if (settings.devicesDir !== undefined) return runHostFromDir({ ...options, devicesDir: settings.devicesDir });
+  const hostId = settings.hostId;
+  if (hostId === undefined) throw new EdgeshifuError('invalid', 'EDGESHIFU_HOST_ID is not set: name the host whose devices to serve (or use --devices-dir without Kubernetes)');
+  const { defaultEndpoint, KubeClient: Client } = await import('../../shared/kube/client.ts');
+  // two watches per device (its ConfigMap and EdgeDevice) plus the assignment's: no socket cap
+  const client = options.client ?? new Client(defaultEndpoint(undefined, env), { maxSockets: Infinity });
+  const host = new NodeHost(hostOptions(settings, logger, (assignment, log) => kubeFeed({ client, configNamespace: settings.namespace, telemetryServiceCacheMs: settings.telemetryServiceCacheMs }, assignment, log)));
+  const admin = adminServer(host);
+  const address = await listenAdmin(admin, settings);
+  const assignments = watchAssignments({ client, namespace: settings.namespace, hostId, logger }, (list) => { host.assign(list); });
   await assignments.start();
-  const address = admin.address() as AddressInfo;
-  logger.info({ hostId: settings.hostId, address: `${address.address}:${String(address.port)}` }, 'deviceShifu host listening');
+  logger.info({ hostId, address: `${address.address}:${String(address.port)}` }, 'deviceShifu host listening');
   return {
     host, address,
     stop: async () => {
       await assignments.stop();
       await host.stop();
-      admin.closeAllConnections();
-      await new Promise<void>((resolve) => { admin.close(() => { resolve(); }); });
+      await closeAdmin(admin);
       if (options.client === undefined) client.close();
     },
   };

@@ -8,7 +8,9 @@ import { Settings } from '../settings.ts';
 const p = Settings.properties;
 
 export const HostSettings = Type.Object({
-  hostId: Type.String({ minLength: 1, description: 'This host\'s id: it serves the Services labelled shifu.edgenesis.io/deviceshifu-host=<id> (set by the controller).' }),
+  hostId: Type.Optional(Type.String({ minLength: 1, description: 'Kubernetes mode: this host\'s id; it serves the Services labelled shifu.edgenesis.io/deviceshifu-host=<id> (set by the controller).' })),
+  devicesDir: Type.Optional(Type.String({ description: 'Without Kubernetes: one directory per device holding port, edgedevice.yaml and config/ (host/file-feed.ts).' })),
+  secretsDir: p.secretsDir,
   namespace: Type.String({ default: 'deviceshifu', description: 'Namespace of the devices\' Services and ConfigMaps (the host\'s own).' }),
   adminPort: Type.Integer({ minimum: 0, maximum: 65535, default: HOST_ADMIN_PORT, description: 'The host\'s own port: /health and /devices.' }),
   bindAddress: p.bindAddress,
