@@ -1,8 +1,8 @@
 // The shared per-node host serving N devices in one process: the esbuild bundle with deviceShifu's
 // pod flags, devices from --devices-dir (deviceshifu/host/file-feed.ts), every device an instruction
 // of the bench's path pointing at the same trivial device, each on a port of its own. Connection i
-// calls device i mod N, so 16 and 64 connections spread over the devices. Standalone only: the host
-// in Kubernetes mode reads its devices through the API, which adds no work per request.
+// calls device i mod N, so 16 and 64 connections spread over the devices. With --kube the host reads
+// its devices from a private control plane instead (host-kube.ts).
 import { mkdir, writeFile } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import { createServer } from 'node:net';
@@ -70,15 +70,16 @@ export function deviceShifuHost(devices: number): Target {
     start: async (context) => {
       const flags = context.nodeFlags ?? await deviceShifuNodeFlags();
       const { dir, ports } = await devicesDir(context, devices);
+      const kube = context.kube ? await (await import('./host-kube.ts')).hostInCluster(context, ports) : undefined;
       const cgroup = await context.cgroup(`host-${String(devices)}`);
-      const args = [...flags, join(context.bundle, 'deviceshifu-host.js'), '--devices-dir', dir, '--admin-port', '0'];
-      const { child } = await spawnReady(process.execPath, args, (l) => l.msg === 'deviceShifu host listening', { cgroup, env: { EDGESHIFU_LOG_LEVEL: 'info' } });
+      const args = [...flags, join(context.bundle, 'deviceshifu-host.js'), ...(kube?.args ?? ['--devices-dir', dir]), '--admin-port', '0'];
+      const { child } = await spawnReady(process.execPath, args, (l) => l.msg === 'deviceShifu host listening', { cgroup, env: { ...kube?.env, EDGESHIFU_LOG_LEVEL: 'info' } });
       const urls = ports.map((p) => `http://127.0.0.1:${String(p)}/${context.path}`);
       await firstAnswers(urls);
       return {
         urls, pids: [child.pid ?? 0], devices, ...madeCgroup(cgroup),
-        describe: `shared host, ${String(devices)} devices, standalone: node ${process.version} ${flags.join(' ')} dist/bundle/deviceshifu-host.js`,
-        stop: () => stopChild(child, cgroup),
+        describe: `shared host, ${String(devices)} devices, ${kube === undefined ? 'standalone' : 'Kubernetes mode'}: node ${process.version} ${flags.join(' ')} dist/bundle/deviceshifu-host.js`,
+        stop: async () => { await stopChild(child, cgroup); await kube?.stop(); },
       };
     },
   };
