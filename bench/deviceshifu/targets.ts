@@ -4,6 +4,6 @@ import type { Target } from './target.ts';
 import { direct } from './targets/direct.ts';
 import { goProxy } from './targets/go-proxy.ts';
 import { nodeFloor } from './targets/node-floor.ts';
-import { deviceShifuDedicated } from './targets/deviceshifu-dedicated.ts';
+import { deviceShifuDedicated, deviceShifuImageFlags } from './targets/deviceshifu-dedicated.ts';
 
-export const TARGETS: readonly Target[] = [direct, goProxy, nodeFloor, deviceShifuDedicated];
+export const TARGETS: readonly Target[] = [direct, goProxy, nodeFloor, deviceShifuDedicated, deviceShifuImageFlags];
