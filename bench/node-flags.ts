@@ -3,6 +3,7 @@
 // replaced by a manifest's NODE_FLAGS, and a manifest's NODE_OPTIONS.
 import { readFile } from 'node:fs/promises';
 import { parseAllDocuments } from 'yaml';
+import { DEVICE_SHIFU_NODE_FLAGS } from '../controller/bundle/node-flags.ts';
 
 const ROOT = new URL('../', import.meta.url);
 const words = (text: string): string[] => text.split(/\s+/).filter(Boolean);
@@ -33,7 +34,7 @@ export async function manifestNodeFlags(manifest: string): Promise<string[]> {
   return [...(own === undefined ? await imageNodeFlags() : words(own)), ...words(options ?? '')];
 }
 
-/** The flags a dedicated deviceShifu starts with: the image's for the deviceshifu component. */
-export async function deviceShifuNodeFlags(): Promise<string[]> {
-  return imageNodeFlags();
+/** The flags a dedicated deviceShifu starts with: its own, which its Deployment sets (controller/bundle/node-flags.ts). */
+export function deviceShifuNodeFlags(): string[] {
+  return [...DEVICE_SHIFU_NODE_FLAGS];
 }

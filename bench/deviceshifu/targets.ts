@@ -4,7 +4,7 @@ import type { Target } from './target.ts';
 import { direct } from './targets/direct.ts';
 import { goProxy } from './targets/go-proxy.ts';
 import { nodeFloor } from './targets/node-floor.ts';
-import { deviceShifuDedicated } from './targets/deviceshifu-dedicated.ts';
+import { deviceShifuDedicated, deviceShifuImageFlags } from './targets/deviceshifu-dedicated.ts';
 import { deviceShifuHost } from './targets/deviceshifu-host.ts';
 
-export const TARGETS: readonly Target[] = [direct, goProxy, nodeFloor, deviceShifuDedicated, deviceShifuHost(1), deviceShifuHost(10), deviceShifuHost(50)];
+export const TARGETS: readonly Target[] = [direct, goProxy, nodeFloor, deviceShifuDedicated, deviceShifuImageFlags, deviceShifuHost(1), deviceShifuHost(10), deviceShifuHost(50)];

@@ -6,6 +6,14 @@ import type { V1Deployment, V1Role, V1RoleBinding, V1ServiceAccount } from '@kub
 import { HOST_ADMIN_PORT, HOST_APP_NAME, LABEL_HOST, hostId, hostObjectName } from '../../shared/node-host.ts';
 import type { BundleSettings } from './deployment.ts';
 import { LABEL_MANAGED_BY, MANAGED_BY } from './names.ts';
+import { DEVICE_SHIFU_NODE_FLAGS } from './node-flags.ts';
+
+/**
+ * The host's NODE_FLAGS unless the controller's setting replaces them: deviceShifu's own
+ * (bundle/node-flags.ts) but for its old-generation cap, which is sized for one device's heap and
+ * would stop a host of many devices.
+ */
+export const HOST_NODE_FLAGS: readonly string[] = DEVICE_SHIFU_NODE_FLAGS.filter((f) => !f.startsWith('--max-old-space-size='));
 
 /** Every host object's labels; the pods' also select the devices' Services. */
 export function hostLabels(node: string): Record<string, string> {
@@ -49,7 +57,7 @@ export function hostDeployment(node: string, settings: BundleSettings): V1Deploy
     { name: 'EDGESHIFU_HOST_ID', value: hostId(node) },
     { name: 'EDGESHIFU_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
     { name: 'EDGESHIFU_BIND_ADDRESS', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
-    ...(settings.nodeFlags === undefined || settings.nodeFlags.length === 0 ? [] : [{ name: 'NODE_FLAGS', value: settings.nodeFlags.join(' ') }]),
+    { name: 'NODE_FLAGS', value: (settings.nodeFlags !== undefined && settings.nodeFlags.length > 0 ? settings.nodeFlags : HOST_NODE_FLAGS).join(' ') },
   ];
   return {
     apiVersion: 'apps/v1', kind: 'Deployment',

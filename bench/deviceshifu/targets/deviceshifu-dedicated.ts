@@ -5,7 +5,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { deviceShifuNodeFlags } from '../../node-flags.ts';
+import { deviceShifuNodeFlags, imageNodeFlags } from '../../node-flags.ts';
 import { madeCgroup, spawnReady, stopChild, type BenchContext, type Target } from '../target.ts';
 
 const NAME = 'edgedevice-bench';
@@ -58,14 +58,15 @@ async function firstAnswer(url: string): Promise<void> {
   }
 }
 
-export const deviceShifuDedicated: Target = {
-  name: 'deviceShifu',
+/** deviceShifu with `flags` (default: --node-flags, else its own); `name` labels it in the tables. */
+export const deviceShifuWith = (name: string, chosenFlags?: () => Promise<string[]>): Target => ({
+  name,
   start: async (context) => {
-    const flags = context.nodeFlags ?? await deviceShifuNodeFlags();
+    const flags = chosenFlags === undefined ? (context.nodeFlags ?? deviceShifuNodeFlags()) : await chosenFlags();
     const files = await configFiles(context);
     const kube = context.kube ? await kubeEnvironment(files.manifest) : undefined;
     const args = [...flags, join(context.bundle, 'deviceshifu.js'), '--config-dir', files.configDir, '--port', '0', ...(kube === undefined ? ['--edgedevice-file', files.edgedevice] : [])];
-    const cgroup = await context.cgroup('deviceshifu');
+    const cgroup = await context.cgroup(name.replace(/[^a-z]+/gi, '-'));
     const { child, line } = await spawnReady(process.execPath, args, (l) => l.msg === 'deviceShifu listening', { cgroup, env: { ...kube?.env, EDGESHIFU_LOG_LEVEL: 'info' } });
     const url = `http://${String(line.address)}/${context.path}`;
     await firstAnswer(url);
@@ -75,4 +76,8 @@ export const deviceShifuDedicated: Target = {
       stop: async () => { await stopChild(child, cgroup); await kube?.stop(); },
     };
   },
-};
+});
+
+export const deviceShifuDedicated = deviceShifuWith('deviceShifu');
+/** The same bundle with the image's flags (--lite-mode), which deviceShifu ran with before it had its own. */
+export const deviceShifuImageFlags = deviceShifuWith('deviceShifu, image flags', imageNodeFlags);

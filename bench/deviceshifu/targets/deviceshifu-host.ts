@@ -1,14 +1,15 @@
-// The shared per-node host serving N devices in one process: the esbuild bundle with deviceShifu's
-// pod flags, devices from --devices-dir (deviceshifu/host/file-feed.ts), every device an instruction
-// of the bench's path pointing at the same trivial device, each on a port of its own. Connection i
-// calls device i mod N, so 16 and 64 connections spread over the devices. With --kube the host reads
-// its devices from a private control plane instead (host-kube.ts).
+// The shared per-node host serving N devices in one process: the esbuild bundle with the flags the
+// controller gives the host's pod (HOST_NODE_FLAGS), devices from --devices-dir
+// (deviceshifu/host/file-feed.ts), every device an instruction of the bench's path pointing at the
+// same trivial device, each on a port of its own. Connection i calls device i mod N, so 16 and 64
+// connections spread over the devices. With --kube the host reads its devices from a private
+// control plane instead (host-kube.ts).
 import { mkdir, writeFile } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { deviceShifuNodeFlags } from '../../node-flags.ts';
+import { HOST_NODE_FLAGS } from '../../../controller/bundle/host.ts';
 import { madeCgroup, spawnReady, stopChild, type BenchContext, type Target } from '../target.ts';
 
 async function freePort(): Promise<number> {
@@ -68,7 +69,7 @@ export function deviceShifuHost(devices: number): Target {
   return {
     name: `host ×${String(devices)}`,
     start: async (context) => {
-      const flags = context.nodeFlags ?? await deviceShifuNodeFlags();
+      const flags = context.nodeFlags ?? [...HOST_NODE_FLAGS];
       const { dir, ports } = await devicesDir(context, devices);
       const kube = context.kube ? await (await import('./host-kube.ts')).hostInCluster(context, ports) : undefined;
       const cgroup = await context.cgroup(`host-${String(devices)}`);

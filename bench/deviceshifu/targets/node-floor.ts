@@ -22,7 +22,7 @@ server.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ address: '127.0
 export const nodeFloor: Target = {
   name: 'node proxy',
   start: async (context) => {
-    const flags = context.nodeFlags ?? await deviceShifuNodeFlags();
+    const flags = context.nodeFlags ?? deviceShifuNodeFlags();
     const cgroup = await context.cgroup('node-floor');
     const { child, line } = await spawnReady(process.execPath, [...flags, '-e', SCRIPT], (l) => typeof l.address === 'string', { cgroup, env: { DEVICE: context.device } });
     return {
