@@ -1,7 +1,8 @@
 // Shared mode in planDevice and its parts (pure): which devices go to their node's host, what
 // objects they bring, how ports are handed out, and what is left over when a device switches mode.
 import test from 'ava';
-import type { V1Role, V1RoleBinding, V1Service } from '@kubernetes/client-node';
+import type { V1Deployment, V1Role, V1RoleBinding, V1Service } from '@kubernetes/client-node';
+import { HOST_NODE_FLAGS } from '../../controller/bundle/host.ts';
 import { planDevice, type PlanInput, type PlanSettings } from '../../controller/reconcile/plan.ts';
 import { modeOf } from '../../controller/reconcile/mode.ts';
 import { HostPorts } from '../../controller/reconcile/host-ports.ts';
@@ -100,6 +101,11 @@ test('a host\'s objects do not depend on its devices: its Role lists and watches
   const objects = hostObjects('edge-1', { ...settings, image: 'img' });
   t.deepEqual(objects.map((o) => `${o.kind ?? ''} ${o.metadata?.name ?? ''}`), ['ServiceAccount', 'Role', 'RoleBinding', 'Deployment'].map((k) => `${k} deviceshifu-host-edge-1`));
   t.deepEqual((objects[1] as V1Role).rules, [{ apiGroups: [''], resources: ['services'], verbs: ['list', 'watch'] }]);
+  const env = (objects[3] as V1Deployment).spec?.template.spec?.containers[0]?.env;
+  t.is(env?.find((e) => e.name === 'NODE_FLAGS')?.value, HOST_NODE_FLAGS.join(' '), 'deviceShifu\'s own flags, less the old-generation cap');
+  t.false(HOST_NODE_FLAGS.some((f) => f.startsWith('--max-old-space-size')));
+  const flagged = hostObjects('edge-1', { ...settings, image: 'img', nodeFlags: ['--lite-mode'] })[3] as V1Deployment;
+  t.is(flagged.spec?.template.spec?.containers[0]?.env?.find((e) => e.name === 'NODE_FLAGS')?.value, '--lite-mode', 'the controller\'s setting replaces them');
   const long = 'a-very-long-node-name.with.dots.and.more.than.forty.characters.example.com';
   t.true(hostObjectName(long).length <= 63, 'a long node name still makes a valid name and label value');
   t.not(hostId(long), hostId(`${long}x`));
