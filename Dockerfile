@@ -1,5 +1,5 @@
 # One small image for every component; the first argument chooses which:
-#   controller | deviceshifu | shifud | mockdevice   (e.g. `args: [deviceshifu]` in a Pod)
+#   controller | deviceshifu | deviceshifu-host | shifud | mockdevice   (e.g. `args: [deviceshifu]` in a Pod)
 # Multi-stage: dependencies and the build in a full Node 24 image, then only the bundles, the
 # edgeMap page and Node itself in the runtime image. No native modules: amd64 and arm64 alike
 # (docker buildx build --platform linux/amd64,linux/arm64 .).

@@ -3,6 +3,7 @@
 // replaced by a manifest's NODE_FLAGS, and a manifest's NODE_OPTIONS.
 import { readFile } from 'node:fs/promises';
 import { parseAllDocuments } from 'yaml';
+import { DEVICE_SHIFU_NODE_FLAGS } from '../controller/bundle/node-flags.ts';
 
 const ROOT = new URL('../', import.meta.url);
 const words = (text: string): string[] => text.split(/\s+/).filter(Boolean);
@@ -31,4 +32,9 @@ export async function manifestNodeFlags(manifest: string): Promise<string[]> {
   const own = await manifestEnv(manifest, 'NODE_FLAGS');
   const options = await manifestEnv(manifest, 'NODE_OPTIONS');
   return [...(own === undefined ? await imageNodeFlags() : words(own)), ...words(options ?? '')];
+}
+
+/** The flags a dedicated deviceShifu starts with: its own, which its Deployment sets (controller/bundle/node-flags.ts). */
+export function deviceShifuNodeFlags(): string[] {
+  return [...DEVICE_SHIFU_NODE_FLAGS];
 }

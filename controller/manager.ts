@@ -12,6 +12,9 @@ import type { ControllerConfig } from './config.ts';
 import { imageFor } from './config.ts';
 import { ApiWriter, type KubeWriter } from './kube-writer.ts';
 import { EdgeDeviceReconciler } from './reconcile/edgedevice.ts';
+import { HostReconciler, hostKey, isHostKey } from './reconcile/host.ts';
+import { HOST_APP_NAME } from '../shared/node-host.ts';
+import type { DeploymentRecord, ServiceRecord } from './records.ts';
 import { Runner } from './runner.ts';
 import { candidateNode } from './scheduling/candidates.ts';
 import { parseTolerations, type Toleration } from './scheduling/taints.ts';
@@ -39,6 +42,7 @@ export class Controller {
   offloading: Promise<void> = Promise.resolve();
   private readonly deps: ControllerDeps;
   private readonly reconciler: EdgeDeviceReconciler;
+  private readonly hosts: HostReconciler;
   private readonly runner: Runner;
   private readonly availability = new Map<string, string | undefined>();
   /** Devices whose Scheduled condition says they wait for a node: any node event may give them one. */
@@ -53,9 +57,15 @@ export class Controller {
     this.deps = deps;
     this.tolerations = parseTolerations(config.deviceShifuTolerations);
     this.world = new World(client, config.deviceShifuNamespace, logger);
+    const writer = deps.writer ?? new ApiWriter(client, deps.registry);
+    const nodeFlags = parseNodeFlags(config.deviceShifuNodeFlags);
+    this.hosts = new HostReconciler({ world: this.world, writer, settings: {
+      namespace: config.deviceShifuNamespace, image: config.deviceShifuImage, tolerations: this.tolerations, nodeFlags,
+      cpuRequest: config.cpuRequest, memoryRequest: config.memoryRequest, cpuLimit: config.cpuLimit, memoryLimit: config.memoryLimit,
+    } });
     this.reconciler = new EdgeDeviceReconciler({
       world: this.world,
-      writer: deps.writer ?? new ApiWriter(client, deps.registry),
+      writer,
       resyncMs: config.resyncSeconds * 1000,
       heartbeatStaleMs: config.heartbeatStaleSeconds * 1000,
       nodeSelector: config.nodeSelector === '' ? undefined : labelSelectorMatcher(config.nodeSelector),
@@ -64,12 +74,14 @@ export class Controller {
         imageFor: (protocol: string) => imageFor(config, protocol),
         cpuRequest: config.cpuRequest, memoryRequest: config.memoryRequest, cpuLimit: config.cpuLimit, memoryLimit: config.memoryLimit,
         tolerations: this.tolerations,
-        nodeFlags: parseNodeFlags(config.deviceShifuNodeFlags),
+        nodeFlags,
+        mode: config.deviceShifuMode as 'dedicated' | 'shared',
         serviceType: config.serviceType as 'ClusterIP' | 'NodePort' | 'LoadBalancer',
         policy: { cooldownMs: config.rescheduleCooldownSeconds * 1000, betterMemoryRatio: config.betterNodeMemoryRatio, betterDistanceKm: config.betterNodeDistanceKm },
       },
     });
-    this.runner = new Runner({ name: 'edgedevice', reconcile: this.reconciler.reconcile, workers: config.workers, logger, registry: deps.registry });
+    const reconcile = (key: string, log: Logger): ReturnType<EdgeDeviceReconciler['reconcile']> => (isHostKey(key) ? this.hosts.reconcile(key, log) : this.reconciler.reconcile(key, log));
+    this.runner = new Runner({ name: 'edgedevice', reconcile, workers: config.workers, logger, registry: deps.registry });
     this.wire();
     const devices = this.world.devices;
     new CollectedGauge({ name: 'edgeshifu_edgedevices', help: 'EdgeDevices in the cache', registers: [deps.registry], read: () => devices.size });
@@ -104,6 +116,9 @@ export class Controller {
     this.devicesWhere(() => true);
     // bundles whose device is gone (deleted while no controller ran) are orphans to remove
     for (const record of [...this.world.deployments.list(), ...this.world.services.list()]) this.enqueueOwner(record);
+    // hosts with no device left (removed while no controller ran) go too
+    this.world.deployments.forEach((record, key) => { this.hostDeploymentEvent(key, record); });
+    this.world.services.forEach((record) => { if (record.shared !== undefined) this.enqueue(hostKey(record.shared.node)); });
     if (this.offloader !== undefined) {
       this.offloading = this.offloader.start();
       this.offloading.catch((err: unknown) => { this.deps.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'DRONE offloading did not start'); });
@@ -152,6 +167,20 @@ export class Controller {
     if (event !== 'update' || !sameButVersion(record, previous)) this.enqueueOwner(record);
   }
 
+  /** A shared device's Service came, went or moved: the hosts of its old and new node look again. */
+  private sharedServiceEvent(record: ServiceRecord, previous: ServiceRecord | undefined): void {
+    if (record.shared !== undefined) this.enqueue(hostKey(record.shared.node));
+    if (previous?.shared !== undefined && previous.shared.node !== record.shared?.node) this.enqueue(hostKey(previous.shared.node));
+  }
+
+  /** A host's Deployment changed: the host is looked at again, and so is the readiness of the devices it serves. */
+  private hostDeploymentEvent(key: string, record: DeploymentRecord): void {
+    const node = record.node;
+    if (node === undefined || !key.slice(key.indexOf('/') + 1).startsWith(`${HOST_APP_NAME}-`)) return;
+    this.enqueue(hostKey(node));
+    this.world.services.forEach((service) => { if (service.shared?.node === node) this.enqueueOwner(service); });
+  }
+
   private wire(): void {
     const { world } = this;
     for (const event of ['add', 'update', 'delete'] as const) {
@@ -162,8 +191,14 @@ export class Controller {
         else this.waiting.delete(key);
         this.enqueue(key);
       });
-      world.deployments.on(event, (o, _key, previous) => { this.ownerEvent(event, o, previous); });
-      world.services.on(event, (o, _key, previous) => { this.ownerEvent(event, o, previous); });
+      world.deployments.on(event, (o, key, previous) => {
+        this.ownerEvent(event, o, previous);
+        if (event !== 'update' || !sameButVersion(o, previous)) this.hostDeploymentEvent(key, o);
+      });
+      world.services.on(event, (o, _key, previous) => {
+        this.ownerEvent(event, o, previous);
+        this.sharedServiceEvent(o, previous);
+      });
       world.pods.on(event, (p, _key, previous) => { this.ownerEvent(event, p, previous); });
       world.configMaps.on(event, (cm) => { this.devicesWhere((d) => d.spec.configMapName === cm.metadata?.name); });
       world.nodes.on(event, (n) => { this.nodeChanged(n.metadata?.name ?? '', event === 'delete'); });

@@ -10,6 +10,8 @@ import { placedNode } from './bundle/deployment.ts';
 import { ANNOTATION_PLACED_AT, ANNOTATION_PLACEMENT_REASON, deviceOf } from './bundle/names.ts';
 import { podRequests } from './scheduling/candidates.ts';
 import { HOSTED_FOR_LABEL } from './drone/slicing/kube-input.ts';
+import { sharedPlacement, type SharedPlacement } from './shared-placement.ts';
+import { ANNOTATION_MODE } from '../shared/node-host.ts';
 
 /**
  * Repeated strings kept once. JSON.parse makes a fresh copy of every value, so 10,000 pods spell
@@ -228,11 +230,15 @@ export interface ServiceRecord {
   readonly device: string | undefined;
   /** applied.ts's marker of the Service: ports, selector, type, external name. */
   readonly marker: number;
+  /** Set when the device is served by its node's shared host: where, on which port, and since when. */
+  readonly shared?: SharedPlacement;
 }
 
 export function serviceRecord(service: V1Service, pool: StringPool): ServiceRecord {
   const owner = deviceOf(service.metadata?.labels);
-  return { resourceVersion: compactVersion(service.metadata?.resourceVersion), device: owner === undefined ? undefined : keyOf(owner, pool.deviceKeys), marker: serviceMarker(service) };
+  const shared = sharedPlacement(service, pool, messagesOf(pool));
+  return { resourceVersion: compactVersion(service.metadata?.resourceVersion), device: owner === undefined ? undefined : keyOf(owner, pool.deviceKeys), marker: serviceMarker(service),
+    ...(shared === undefined ? {} : { shared }) };
 }
 
 /**
@@ -253,6 +259,9 @@ export function slimEdgeDevice(device: EdgeDevice, pool: StringPool, key?: strin
   // absent stays absent: a key set to undefined would show in comparisons and copies
   if (metadata.deletionTimestamp !== undefined) slim.metadata.deletionTimestamp = metadata.deletionTimestamp;
   if (metadata.finalizers !== undefined) slim.metadata.finalizers = pool.internList(metadata.finalizers);
+  // of the annotations, only the deviceShifu mode is read (reconcile/mode.ts)
+  const mode = metadata.annotations?.[ANNOTATION_MODE];
+  if (mode !== undefined) slim.metadata.annotations = { [ANNOTATION_MODE]: pool.intern(mode) };
   if (spec.configMapName !== undefined) slim.spec.configMapName = pool.intern(spec.configMapName);
   if (spec.attachedNode !== undefined) slim.spec.attachedNode = pool.intern(spec.attachedNode);
   if (status !== undefined) slim.status = internStatus(status, pool);

@@ -5,18 +5,22 @@ import type { Readable } from 'node:stream';
 import { EdgeshifuError } from '../shared/errors.ts';
 import type { Instruction } from './config/types.ts';
 import type { Driver, DriverResponse } from './drivers/driver.ts';
+import type { RawHeaders } from './drivers/headers.ts';
 import type { GatewayMetrics } from './metrics.ts';
 import type { DeviceHealth, EvidenceSource } from './status/health.ts';
 
 export interface CallInput {
   readonly method: string;
-  readonly query: URLSearchParams;
-  readonly headers: Readonly<Record<string, string>>;
+  /** As sent, with its `?` (or ''), without deviceShifu's `timeout`. */
+  readonly query: string;
+  readonly headers: RawHeaders;
   readonly body: Buffer;
   readonly timeoutSeconds: number;
   readonly source: Exclude<EvidenceSource, 'probe'>;
   /** The caller going away. */
   readonly signal?: AbortSignal;
+  /** Instead of `signal`: the caller's own controller, aborted when it goes away; the deadline aborts it too (no second controller, no listener). */
+  readonly stop?: AbortController;
 }
 
 export interface CallDeps {
@@ -39,7 +43,7 @@ export async function callDevice(deps: CallDeps, instruction: Instruction, input
   const driver = deps.driver();
   if (driver === undefined) throw new EdgeshifuError('unavailable', 'deviceShifu has no EdgeDevice to talk to yet (not found, or its protocol failed to start)');
   // One controller for both the deadline and the caller leaving (cheaper than AbortSignal.any per call).
-  const stop = new AbortController();
+  const stop = input.stop ?? new AbortController();
   const deadline = { passed: false };
   const timer = input.timeoutSeconds > 0 ? setTimeout(() => { deadline.passed = true; stop.abort(); }, input.timeoutSeconds * 1000) : undefined;
   const onLeave = (): void => { stop.abort(); };

@@ -93,16 +93,17 @@ abstract class Metric<L extends string, S> implements Exposable {
   }
 
   protected seriesOf(labels: Labels<L>): S {
-    for (const key of Object.keys(labels)) {
-      if (!(this.labelNames as readonly string[]).includes(key)) throw new Error(`metric ${this.name} has no label ${key}`);
+    // the key from the label values in labelNames order: no allocation but the string on a hit
+    let key = '';
+    for (const name of this.labelNames) key += `${labels[name] ?? '\u0001'}\u0000`;
+    const found = this.series.get(key);
+    if (found !== undefined) return found.state;
+    for (const name of Object.keys(labels)) {
+      if (!(this.labelNames as readonly string[]).includes(name)) throw new Error(`metric ${this.name} has no label ${name}`);
     }
     const pairs = this.labelNames.filter((n) => labels[n] !== undefined).map((n) => [n, String(labels[n])] as const);
-    const key = JSON.stringify(pairs);
-    let entry = this.series.get(key);
-    if (entry === undefined) {
-      entry = { labels: pairs, state: this.fresh() };
-      this.series.set(key, entry);
-    }
+    const entry = { labels: pairs, state: this.fresh() };
+    this.series.set(key, entry);
     return entry.state;
   }
 }

@@ -25,3 +25,16 @@ export function setDateHeader(res: { sendDate: boolean; setHeader(name: string, 
   res.sendDate = false;
   res.setHeader('Date', httpDate(now));
 }
+
+let cachedSecond = -1;
+let cachedDate = '';
+
+/** httpDate of now, formatted once a second (a reply path asks for it on every response). */
+export function currentHttpDate(now = Date.now()): string {
+  const second = Math.floor(now / 1000);
+  if (second !== cachedSecond) {
+    cachedSecond = second;
+    cachedDate = httpDate(now);
+  }
+  return cachedDate;
+}

@@ -1,7 +1,15 @@
-// The controller's deviceShifu node flags setting (`--device-shifu-node-flags`): the NODE_FLAGS a
-// deviceShifu runs with instead of the image's, to trade memory for speed where a device is called
-// hard (deviceshifu/README.md, "Memory against latency"). Pure.
+// The NODE_FLAGS of every deviceShifu: its own by default (DEVICE_SHIFU_NODE_FLAGS), or the
+// controller's setting (`--device-shifu-node-flags`) instead. Pure.
 import { EdgeshifuError } from '../../shared/errors.ts';
+
+/**
+ * deviceShifu's own flags, chosen by measurement (deviceshifu/README.md, "Flags"): V8's optimising
+ * tiers on (the image's --lite-mode made each request cost ~4x the CPU), a 1 MB semi-space, the old
+ * generation capped at 24 MB (live heap ~10-12 MB; without a cap V8 lets garbage grow the heap to
+ * 30-40 MB under load before collecting it), and no V8 background threads (their malloc arenas
+ * held ~10 MB more after a load).
+ */
+export const DEVICE_SHIFU_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=1', '--max-old-space-size=24', '--single-threaded'];
 
 // Tuning flags only: a flag is a plain word with an optional plain value, so the setting cannot
 // carry a script, a path with spaces or shell syntax into the pod.
@@ -9,7 +17,7 @@ const FLAG = /^--[a-z0-9][a-z0-9-]*(=[A-Za-z0-9._:,+-]+)?$/;
 // Flags that run or load code, or open a port, are not tuning: refused.
 const REFUSED = ['--inspect', '--debug', '--require', '--import', '--loader', '--experimental-loader', '--eval', '--print', '--env-file', '--run', '--watch', '--test', '--snapshot-blob', '--build-snapshot', '--cpu-prof', '--heap-prof', '--diagnostic-dir', '--report'];
 
-/** Parses the setting: '' leaves the image's flags; anything else is the whole of NODE_FLAGS. */
+/** Parses the setting: '' leaves deviceShifu's own flags; anything else is the whole of NODE_FLAGS. */
 export function parseNodeFlags(text: string): string[] {
   const flags = text.split(/\s+/).filter((f) => f !== '');
   for (const flag of flags) {

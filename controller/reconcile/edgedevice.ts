@@ -14,6 +14,10 @@ import type { EdgeDevice, World } from '../world.ts';
 import { afterApply, planDevice, type DevicePlan, type PlanSettings } from './plan.ts';
 import { isoTime } from '../../shared/time.ts';
 import { resyncDelay } from '../resync.ts';
+import { hostObjectName } from '../../shared/node-host.ts';
+import { configAccessName } from '../bundle/shared.ts';
+import { HostPorts } from './host-ports.ts';
+import { modeOf } from './mode.ts';
 
 export interface EdgeDeviceReconcilerOptions {
   readonly world: World;
@@ -49,6 +53,8 @@ export class EdgeDeviceReconciler {
   private lastCandidates?: { readonly version: number; readonly at: number; readonly nodes: readonly CandidateNode[] };
   /** What this process last applied, per device and object kind: unchanged objects are not written again. */
   private readonly applied = new AppliedObjects();
+  /** Ports of shared devices on their nodes' hosts. */
+  private readonly ports = new HostPorts();
 
   constructor(options: EdgeDeviceReconcilerOptions) {
     this.options = options;
@@ -69,6 +75,10 @@ export class EdgeDeviceReconciler {
     const live = await this.ensureFinalizer(device);
     const observed = this.observe(live);
     const plan = planDevice(observed);
+    for (const [kind, namespace, name] of plan.remove ?? []) {
+      await this.options.writer.remove(kind, namespace, name);
+      log.info({ object: `${kind}/${namespace}/${name}` }, 'removed (left from the other deviceShifu mode)');
+    }
     // the queue's key is the cache's key string: the applied-object record keeps it, not a copy
     const applied = await this.applyBundle(key, plan.bundle, log);
     await this.writeStatus(live, afterApply(plan, applied, observed.pods), log);
@@ -104,7 +114,13 @@ export class EdgeDeviceReconciler {
     const names = safeNames(ref);
     const deployment = names && world.deployments.get(names.deployment, settings.namespace);
     const service = names && world.services.get(names.service, settings.namespace);
+    const key = deviceKey(ref);
+    const shared = service !== undefined && service.device === key ? service.shared : undefined;
     return {
+      mode: modeOf(device, settings.mode ?? 'dedicated'),
+      ...(shared === undefined ? {} : { shared }),
+      hostDeployment: (node) => world.deployments.get(hostObjectName(node), settings.namespace) ?? undefined,
+      hostPortOn: (node) => (names === undefined ? undefined : this.ports.portFor({ device: key, service: names.service, namespace: settings.namespace }, node, world.services)),
       device,
       now: this.now(),
       settings,
@@ -140,6 +156,7 @@ export class EdgeDeviceReconciler {
     const targets: Array<[BundleKind, string, string]> = [
       ['Deployment', ns, names.deployment], ['Service', ns, names.service], ['ServiceAccount', ns, names.serviceAccount],
       ['RoleBinding', ref.namespace, names.role], ['Role', ref.namespace, names.role],
+      ['RoleBinding', ns, configAccessName(ref)], ['Role', ns, configAccessName(ref)],
     ];
     const owner = this.options.world.services.get(names.service, ns)?.device;
     for (const [kind, namespace, name] of targets) {
@@ -148,6 +165,8 @@ export class EdgeDeviceReconciler {
       await this.options.writer.remove(kind, namespace, name);
     }
     this.applied.forget(deviceKey(ref));
+    this.applied.forget(configOwner(deviceKey(ref)));
+    this.ports.release(deviceKey(ref));
   }
 
   /** applied.ts's marker of the cached copy of an object this controller applies, when it watches that kind. */
@@ -164,11 +183,12 @@ export class EdgeDeviceReconciler {
     let deployment: DeploymentRecord | undefined;
     // one object of each kind per bundle
     for (const object of bundle) {
-      if (!this.applied.needsAgainst(key, object, this.observedMarker(object))) continue;
-      const first = !this.applied.has(key, object.kind ?? '');
+      const owner = object.metadata?.name?.endsWith('.config') === true ? configOwner(key) : key;
+      if (!this.applied.needsAgainst(owner, object, this.observedMarker(object))) continue;
+      const first = !this.applied.has(owner, object.kind ?? '');
       const result = await this.options.writer.apply(object);
       if (object.kind === 'Deployment') deployment = deploymentRecord(result, this.options.world.strings);
-      this.applied.record(key, object, result);
+      this.applied.record(owner, object, result);
       const id = `${object.kind ?? ''}/${object.metadata?.namespace ?? ''}/${object.metadata?.name ?? ''}`;
       log.info({ object: id }, first ? 'applied' : 'reapplied (changed, or edited by hand)');
     }
@@ -188,6 +208,11 @@ export class EdgeDeviceReconciler {
       log.info({ reason: scheduled.reason, message: scheduled.message }, 'placement decision');
     }
   }
+}
+
+/** The applied-object record of a shared device's ConfigMap Role and RoleBinding (one of each kind per record). */
+function configOwner(key: string): string {
+  return `${key}.config`;
 }
 
 function safeNames(ref: DeviceRef): ReturnType<typeof bundleNames> | undefined {

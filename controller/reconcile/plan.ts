@@ -7,6 +7,11 @@ import { deviceShifuRole, deviceShifuRoleBinding, deviceShifuServiceAccount } fr
 import { deviceShifuDeployment, type BundleSettings } from '../bundle/deployment.ts';
 import { bundleNames, type DeviceRef } from '../bundle/names.ts';
 import { deviceShifuService, deviceShifuUrl, type ServiceType } from '../bundle/service.ts';
+import { configAccessName, sharedDeviceObjects } from '../bundle/shared.ts';
+import type { BundleKind } from '../kube-writer.ts';
+import type { SharedPlacement } from '../shared-placement.ts';
+import type { DeviceShifuMode } from '../../shared/node-host.ts';
+import type { ModeDecision } from './mode.ts';
 import type { CandidateNode } from '../scheduling/candidates.ts';
 import { place, type PlacementDecision, type PlacementPolicy } from '../scheduling/placement.ts';
 import type { DeploymentRecord, PodRecord } from '../records.ts';
@@ -19,6 +24,8 @@ export interface PlanSettings extends Omit<BundleSettings, 'image'> {
   readonly imageFor: (protocol: string) => string;
   readonly serviceType: ServiceType;
   readonly policy: PlacementPolicy;
+  /** The cluster's default: a deviceShifu per device, or one shared host per node. */
+  readonly mode?: DeviceShifuMode;
 }
 
 export interface PlanInput {
@@ -31,7 +38,17 @@ export interface PlanInput {
   readonly serviceOwner?: DeviceRef;
   readonly deployment?: DeploymentRecord;
   readonly pods: readonly PodRecord[];
+  /** Dedicated unless said otherwise. */
+  readonly mode?: ModeDecision;
+  /** Where the device's Service says the shared host serves it, if it does. */
+  readonly shared?: SharedPlacement;
+  /** The shared host's Deployment on a node, as cached. */
+  readonly hostDeployment?: (node: string) => DeploymentRecord | undefined;
+  /** The device's port on a node's shared host (held for it once given); undefined when none is free. */
+  readonly hostPortOn?: (node: string) => number | undefined;
 }
+
+export type Removal = readonly [BundleKind, string, string];
 
 export interface DevicePlan {
   readonly view: ControllerView;
@@ -40,6 +57,8 @@ export interface DevicePlan {
   readonly decision?: PlacementDecision;
   /** Where applications reach it, once placed. */
   readonly url?: string;
+  /** Objects of the other mode, left from before the device switched. */
+  readonly remove?: readonly Removal[];
 }
 
 const condition = (type: string, status: ConditionInput['status'], reason: string, message: string): ConditionInput => ({ type, status, reason, message });
@@ -89,7 +108,14 @@ function readiness(deployment: DeploymentRecord | undefined, node: string, pods:
   return condition('BundleReady', 'False', 'Progressing', `waiting for the deviceShifu on ${node} to become available`);
 }
 
-function placedAt(deployment: DeploymentRecord | undefined, node: string, now: number): string {
+/** Where the device was placed before, whichever mode placed it. */
+interface Placed {
+  readonly node: string | undefined;
+  readonly placedAt: string | undefined;
+  readonly placementReason: string | undefined;
+}
+
+function placedAt(deployment: Placed | undefined, node: string, now: number): string {
   const previous = deployment?.placedAt;
   return deployment?.node === node && previous !== undefined ? previous : isoTime(now);
 }
@@ -98,7 +124,7 @@ function placedAt(deployment: DeploymentRecord | undefined, node: string, now: n
  * Why the node was chosen, as said when it was: the free-memory figure in a fresh reason changes
  * as pods come and go, and would rewrite an unmoved Deployment on every resync.
  */
-function placementReason(deployment: DeploymentRecord | undefined, node: string, reason: string): string {
+function placementReason(deployment: Placed | undefined, node: string, reason: string): string {
   const previous = deployment?.placementReason;
   return deployment?.node === node && previous !== undefined ? previous : reason;
 }
@@ -106,10 +132,11 @@ function placementReason(deployment: DeploymentRecord | undefined, node: string,
 export function planDevice(input: PlanInput): DevicePlan {
   const early = precondition(input);
   if (early !== undefined) return early;
-  const { device, settings, deployment, now } = input;
-  const ref = refOf(device);
-  const currentNode = deployment?.node;
-  const previousAt = deployment?.placedAt;
+  const { device, settings, now } = input;
+  const shared = input.mode?.mode === 'shared';
+  const previous = previousPlacement(input);
+  const currentNode = previous?.node;
+  const previousAt = previous?.placedAt;
   const decision = place({
     attachedNode: device.spec.attachedNode,
     location: device.spec.location,
@@ -126,26 +153,74 @@ export function planDevice(input: PlanInput): DevicePlan {
   }
   if (decision.kind === 'pending') return { ...blocked(decision.reason, decision.message), decision };
 
-  const placement = { node: decision.node, placedAt: placedAt(deployment, decision.node, now), reason: placementReason(deployment, decision.node, decision.reason) };
-  const bundle: KubernetesObject[] = [
-    deviceShifuServiceAccount(ref, settings.namespace),
-    deviceShifuRole(ref),
-    deviceShifuRoleBinding(ref, settings.namespace),
-    deviceShifuDeployment({ ...ref, spec: device.spec }, device.spec.configMapName ?? '', placement, { ...settings, image: settings.imageFor(device.spec.protocol) }),
-    deviceShifuService({ ...ref, spec: device.spec }, settings.namespace, settings.serviceType),
-  ];
-  const bundleReady = readiness(decision.moved ? undefined : deployment, decision.node, input.pods);
-  const scheduled = condition('Scheduled', 'True', decision.moved ? 'Rescheduled' : 'NodeChosen', `on ${decision.node}: ${decision.reason}`);
+  const placement = { node: decision.node, placedAt: placedAt(previous, decision.node, now), reason: placementReason(previous, decision.node, decision.reason) };
+  const served = shared ? sharedBundle(input, placement) : dedicatedBundle(input, placement);
+  if (served === undefined) return { ...blocked('NoHostPort', `the shared host on ${decision.node} has no port left for another device`), decision };
+  const bundleReady = readiness(decision.moved ? undefined : served.readinessOf, decision.node, shared ? [] : input.pods);
+  const scheduled = condition('Scheduled', 'True', decision.moved ? 'Rescheduled' : 'NodeChosen', `on ${decision.node}${servedBy(input)}: ${decision.reason}`);
   return {
     decision,
-    bundle,
-    url: deviceShifuUrl({ ...ref, spec: device.spec }, settings.namespace),
+    bundle: served.bundle,
+    remove: served.remove,
+    url: deviceShifuUrl({ ...refOf(device), spec: device.spec }, settings.namespace),
     view: {
       scheduled: keptMessage(device, scheduled, decision.node),
       bundleReady,
       nodeName: decision.node,
       phase: bundleReady.status === 'True' ? undefined : 'Pending',
     },
+  };
+}
+
+/** Where the device was placed before; a device switching modes stays where it is. */
+function previousPlacement(input: PlanInput): Placed | undefined {
+  return input.mode?.mode === 'shared' ? (input.shared ?? input.deployment) : (input.deployment ?? input.shared);
+}
+
+function servedBy(input: PlanInput): string {
+  if (input.mode?.mode === 'shared') return ', served by the node\'s shared host';
+  return input.mode?.kept === undefined ? '' : ` (${input.mode.kept})`;
+}
+
+interface Served {
+  readonly bundle: KubernetesObject[];
+  readonly remove: Removal[];
+  /** What BundleReady is read from. */
+  readonly readinessOf: DeploymentRecord | undefined;
+}
+
+function dedicatedBundle(input: PlanInput, placement: { node: string; placedAt: string; reason: string }): Served {
+  const { device, settings } = input;
+  const ref = refOf(device);
+  const ns = settings.namespace;
+  const config = configAccessName(ref);
+  return {
+    bundle: [
+      deviceShifuServiceAccount(ref, ns),
+      deviceShifuRole(ref),
+      deviceShifuRoleBinding(ref, ns),
+      deviceShifuDeployment({ ...ref, spec: device.spec }, device.spec.configMapName ?? '', placement, { ...settings, image: settings.imageFor(device.spec.protocol) }),
+      deviceShifuService({ ...ref, spec: device.spec }, ns, settings.serviceType),
+    ],
+    // the host's right to read the ConfigMap, left from when the device was shared
+    remove: input.shared === undefined ? [] : [['RoleBinding', ns, config], ['Role', ns, config]],
+    readinessOf: input.deployment,
+  };
+}
+
+function sharedBundle(input: PlanInput, placement: { node: string; placedAt: string; reason: string }): Served | undefined {
+  const { device, settings } = input;
+  const ref = refOf(device);
+  const port = input.hostPortOn?.(placement.node);
+  if (port === undefined) return undefined;
+  const names = bundleNames(ref);
+  const bundle = sharedDeviceObjects({ device: { ...ref, spec: device.spec }, configMap: device.spec.configMapName ?? '', placement, port, namespace: settings.namespace, serviceType: settings.serviceType });
+  const host = input.hostDeployment?.(placement.node);
+  return {
+    bundle,
+    // the dedicated deviceShifu, left from when the device had one
+    remove: input.deployment === undefined ? [] : [['Deployment', settings.namespace, names.deployment], ['ServiceAccount', settings.namespace, names.serviceAccount]],
+    readinessOf: host?.node === placement.node ? host : undefined,
   };
 }
 

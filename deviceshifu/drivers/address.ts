@@ -29,9 +29,22 @@ export function httpBase(address: string | undefined): URL {
   return base;
 }
 
-/** `<base>/<instruction>?<query>`, the query re-encoded (Shifu pastes it back raw). */
-export function instructionUrl(base: URL, path: string, query: URLSearchParams): URL {
-  const url = new URL(encodeURIComponent(path), base);
-  url.search = query.toString();
-  return url;
+/** Where an HTTP device listens, as node:http takes it. */
+export interface HttpDevice {
+  readonly https: boolean;
+  readonly host: string;
+  readonly port: number;
+  /** The Host header: host, and port unless the scheme's own. */
+  readonly hostHeader: string;
+}
+
+export function httpDevice(base: URL): HttpDevice {
+  const https = base.protocol === 'https:';
+  const { host, port } = hostPort(base.href, https ? 443 : 80);
+  return { https, host, port, hostHeader: base.host };
+}
+
+/** `<base path><instruction>`, the name percent-encoded; the caller's query is appended as sent (Shifu does the same). */
+export function instructionPath(base: URL, name: string): string {
+  return new URL(encodeURIComponent(name), base).pathname;
 }

@@ -5,13 +5,14 @@ import type { Readable } from 'node:stream';
 import type { Logger } from '../../shared/log.ts';
 import type { EdgeDeviceSpec } from '../../shared/crds/edgedevice.ts';
 import type { DeviceShifuConfig, Instruction } from '../config/types.ts';
+import type { RawHeaders } from './headers.ts';
 
 export interface DriverRequest {
   readonly method: string;
-  /** The caller's query without deviceShifu's own `timeout`; re-encoded when forwarded. */
-  readonly query: URLSearchParams;
-  /** Caller headers safe to pass to a device (headers.ts has already removed credentials). */
-  readonly headers: Readonly<Record<string, string>>;
+  /** The caller's query as sent (`?…`, or ''), byte for byte, without deviceShifu's own `timeout`. */
+  readonly query: string;
+  /** Caller headers safe to pass to a device, as a raw list (headers.ts has already removed credentials). */
+  readonly headers: RawHeaders;
   readonly body: Buffer;
   /** The deadline of this call, 0 for none: some devices take it as a parameter (HTTPCommandline). */
   readonly timeoutSeconds: number;
@@ -21,7 +22,8 @@ export interface DriverRequest {
 
 export interface DriverResponse {
   readonly status: number;
-  readonly headers: Readonly<Record<string, string>>;
+  /** For the caller: a raw list (name, value…) or an object. */
+  readonly headers: RawHeaders | Readonly<Record<string, string>>;
   /** Streamed straight back to the caller when it is a stream. */
   readonly body: Buffer | Readable;
 }

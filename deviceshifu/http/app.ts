@@ -8,7 +8,6 @@ import { instructionRoute, type RequestContext } from './instruction-route.ts';
 import { problemOf } from './problem.ts';
 import { send, sendJson } from './reply.ts';
 import { requestTarget } from './request-rules.ts';
-import { setDateHeader } from '../../shared/time.ts';
 import type { GatewayView } from './view.ts';
 
 type BuiltIn = (view: GatewayView, res: ServerResponse) => void;
@@ -52,14 +51,24 @@ function fail(view: GatewayView, res: ServerResponse, context: RequestContext, e
   sendJson(res, problem.status, problem.body, problem.headers);
 }
 
+const CONTEXT = Symbol('deviceShifu request context');
+type Served = ServerResponse & { [CONTEXT]?: RequestContext };
+
+/** The caller went away before its reply was sent: stop the device call. Shared by every response (no closure per request). */
+function onClose(this: Served): void {
+  if (!this.writableFinished) this[CONTEXT]?.stop?.abort();
+}
+
 export function createHandler(view: GatewayView): (req: IncomingMessage, res: ServerResponse) => void {
   const route = instructionRoute(view);
-  return (req, res) => {
+  function onFinish(this: Served): void {
+    view.metrics.requests.inc({ instruction: this[CONTEXT]?.instruction ?? 'none', method: this.req.method ?? '', status: String(this.statusCode) });
+  }
+  return (req, res: Served) => {
     const context: RequestContext = {};
-    setDateHeader(res);
-    res.once('finish', () => {
-      view.metrics.requests.inc({ instruction: context.instruction ?? 'none', method: req.method ?? '', status: String(res.statusCode) });
-    });
+    res[CONTEXT] = context;
+    res.on('finish', onFinish);
+    res.on('close', onClose);
     const target = requestTarget(req.url ?? '/');
     const builtIn = builtInFor(req.method, target.pathname);
     try {

@@ -7,6 +7,14 @@ function tooLarge(limit: number): HttpProblem {
   return new HttpProblem(413, 'invalid', `request body is larger than the limit of ${limit} bytes (setting bodyLimitBytes)`, { connection: 'close' });
 }
 
+export const NO_BODY = Buffer.alloc(0);
+
+/** A request that declares no body (no Content-Length, or 0, and no Transfer-Encoding): nothing to read. */
+export function hasNoBody(req: IncomingMessage): boolean {
+  const { headers } = req;
+  return (headers['content-length'] === undefined || headers['content-length'] === '0') && headers['transfer-encoding'] === undefined;
+}
+
 export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > limit) throw tooLarge(limit);

@@ -1,27 +1,30 @@
-// `/<instruction>`: find it, check the method, read timeout and body, call the device, stream the
-// answer back. Errors are thrown as EdgeshifuError and answered by the app's one error handler.
+// `/<instruction>`: find it, check the method, take deviceShifu's `timeout` out of the query (the
+// rest goes to the device byte for byte), read the body, call the device, send the answer back.
+// Errors are thrown as EdgeshifuError and answered by the app's one error handler.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { EdgeshifuError } from '../../shared/errors.ts';
 import type { Instruction } from '../config/types.ts';
 import { deviceBoundHeaders } from '../drivers/headers.ts';
-import { readBody } from './body.ts';
+import { hasNoBody, NO_BODY, readBody } from './body.ts';
 import { CutShort, relay } from './relay.ts';
 import { HttpProblem } from './problem.ts';
-import { allowedMethods, timeoutSeconds, type RequestTarget } from './request-rules.ts';
+import { allowedMethods, takeParameter, timeoutSeconds, type RequestTarget } from './request-rules.ts';
 import type { GatewayView } from './view.ts';
 
 /** What the app learns about a request while it is served (the metrics label, the error body). */
 export interface RequestContext {
   instruction?: string;
+  /** Aborted when the caller goes away before its reply is sent: the device call stops. */
+  stop?: AbortController;
 }
 
 function findInstruction(view: GatewayView, path: string): Instruction {
   const config = view.config();
-  let name: string;
-  try {
-    name = decodeURIComponent(path.slice(1));
-  } catch {
-    name = path.slice(1);
+  let name = path.slice(1);
+  if (name.includes('%')) {
+    try {
+      name = decodeURIComponent(name);
+    } catch { /* not percent-encoding: the name as sent */ }
   }
   const instruction = config?.instructions.get(name);
   if (instruction !== undefined) return instruction;
@@ -50,14 +53,13 @@ export function instructionRoute(view: GatewayView): InstructionRoute {
     if (!methods.includes(method)) {
       throw new HttpProblem(405, 'invalid', `instruction ${instruction.name} is ${instruction.readWrite}: use ${methods.join(', ')}`, { allow: methods.join(', ') });
     }
-    const query = new URLSearchParams(target.query);
-    const timeout = timeoutSeconds(query.get('timeout'), view.config()?.defaultTimeoutSeconds ?? 3);
-    query.delete('timeout');
-    const body = await readBody(req, view.bodyLimitBytes);
-    const gone = new AbortController();
-    res.once('close', () => { if (!res.writableFinished) gone.abort(); });
+    const { value, rest } = takeParameter(target.search, 'timeout');
+    const timeout = timeoutSeconds(value, view.config()?.defaultTimeoutSeconds ?? 3);
+    const body = hasNoBody(req) ? NO_BODY : await readBody(req, view.bodyLimitBytes);
+    const stop = new AbortController();
+    context.stop = stop;
     const response = await view.call(instruction, {
-      method, query, headers: deviceBoundHeaders(req.headers), body, timeoutSeconds: timeout, source: 'request', signal: gone.signal,
+      method, query: rest, headers: deviceBoundHeaders(req.rawHeaders), body, timeoutSeconds: timeout, source: 'request', stop,
     });
     await sendResponse(view, res, instruction, response);
   };

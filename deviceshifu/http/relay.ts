@@ -1,10 +1,14 @@
-// Sends a device's reply to the caller. Replies that end within 64 KiB (most device answers) go out
-// in one write with a Content-Length; longer ones are streamed with backpressure as they arrive.
+// Sends a device's reply to the caller: status and headers in one writeHead from the raw list the
+// driver gave (no header object), then the body. A whole body (drivers read short replies whole)
+// goes out with the head in one write; a stream is relayed with backpressure as it arrives.
 // A device failing before anything was sent is a 502; after that the reply can only be cut short.
 import type { ServerResponse } from 'node:http';
 import { once } from 'node:events';
+import type { Readable } from 'node:stream';
 import { EdgeshifuError } from '../../shared/errors.ts';
+import { currentHttpDate } from '../../shared/time.ts';
 import type { DriverResponse } from '../drivers/driver.ts';
+import { headerValue } from '../drivers/headers.ts';
 
 export const BUFFER_BELOW = 64 * 1024;
 
@@ -28,19 +32,25 @@ async function stream(res: ServerResponse, head: readonly Buffer[], rest: AsyncI
   res.end();
 }
 
-/** Status and headers, sent with the first write: a whole body then goes out with its Content-Length. */
-function setHead(res: ServerResponse, status: number, headers: Readonly<Record<string, string>>): ServerResponse {
-  res.statusCode = status;
-  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+/**
+ * Status and headers (with the Date: the server's own is off), sent with the first write; with
+ * `length`, a Content-Length unless the device gave one (the head is rendered here, so Node
+ * cannot add it at end()).
+ */
+export function writeHead(res: ServerResponse, reply: DriverResponse, length?: number): ServerResponse {
+  const { status, headers } = reply;
+  res.sendDate = false;
+  const framed = length === undefined || headerValue(headers, 'content-length') !== undefined;
+  if (Array.isArray(headers)) {
+    const list = (headers as string[]).concat('Date', currentHttpDate());
+    res.writeHead(status, framed ? list : list.concat('Content-Length', String(length)));
+  } else {
+    res.writeHead(status, { ...(headers as Readonly<Record<string, string>>), date: currentHttpDate(), ...(framed ? {} : { 'content-length': String(length) }) });
+  }
   return res;
 }
 
-export async function relay(res: ServerResponse, reply: DriverResponse, what: string): Promise<void> {
-  const { status, headers, body } = reply;
-  if (Buffer.isBuffer(body)) {
-    setHead(res, status, headers).end(body);
-    return;
-  }
+async function relayStream(res: ServerResponse, reply: DriverResponse, body: Readable, what: string): Promise<void> {
   const iterator = (body as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
   const head: Buffer[] = [];
   let size = 0;
@@ -52,12 +62,22 @@ export async function relay(res: ServerResponse, reply: DriverResponse, what: st
       throw new EdgeshifuError('unavailable', `device closed the connection in the middle of its reply to ${what}`, { cause: err });
     }
     if (next.done === true) {
-      setHead(res, status, headers).end(Buffer.concat(head));
+      const whole = Buffer.concat(head);
+      writeHead(res, reply, whole.length).end(whole);
       return;
     }
     head.push(next.value);
     size += next.value.length;
   }
-  setHead(res, status, headers);
+  writeHead(res, reply);
   await stream(res, head, iterator);
+}
+
+/** Resolves once the reply is written (a whole body) or relayed to its end (a stream). */
+export function relay(res: ServerResponse, reply: DriverResponse, what: string): Promise<void> | undefined {
+  if (Buffer.isBuffer(reply.body)) {
+    writeHead(res, reply, reply.body.length).end(reply.body);
+    return undefined;
+  }
+  return relayStream(res, reply, reply.body, what);
 }

@@ -28,22 +28,56 @@ export function timeoutSeconds(raw: string | null, fallback: number): number {
 export interface RequestTarget {
   /** The path as sent, not decoded: `/read_value`, `/na%20me`. */
   readonly pathname: string;
-  readonly query: URLSearchParams;
+  /** The query as sent, with its `?`, not decoded or re-encoded: '' when there is none. */
+  readonly search: string;
+}
+
+const ABSOLUTE_FORM = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/;
+
+function split(url: string): RequestTarget {
+  const mark = url.indexOf('?');
+  return mark < 0 ? { pathname: url, search: '' } : { pathname: url.slice(0, mark), search: url.slice(mark) };
 }
 
 /**
- * Splits a request target into path and query without resolving it as a URL, so `//x` stays a
- * path. Examples: "/a?b=1" → ("/a", b=1); "//a" → ("//a", none); "http://h/a?b" (absolute form) → ("/a", b).
+ * Splits a request target into path and query without resolving or re-encoding it, so `//x` stays
+ * a path and `%20` stays `%20`. Examples: "/a?b=1" → ("/a", "?b=1"); "//a" → ("//a", "");
+ * "http://h/a?b" (absolute form) → ("/a", "?b"); "*" → ("*", "").
  */
 export function requestTarget(url: string): RequestTarget {
-  if (!url.startsWith('/')) {
-    try {
-      const absolute = new URL(url);
-      return { pathname: absolute.pathname, query: absolute.searchParams };
-    } catch {
-      return { pathname: url, query: new URLSearchParams() };
-    }
+  if (url.startsWith('/')) return split(url);
+  const authority = ABSOLUTE_FORM.exec(url);
+  if (authority === null) return { pathname: url, search: '' };
+  const rest = url.slice(authority[0].length);
+  return split(rest.startsWith('/') ? rest : `/${rest}`);
+}
+
+/** A query component decoded as a form (`+` is a space), as URLSearchParams decodes it. */
+function formDecode(text: string): string {
+  if (!text.includes('%') && !text.includes('+')) return text;
+  const spaced = text.replaceAll('+', ' ');
+  try {
+    return decodeURIComponent(spaced);
+  } catch {
+    return spaced;
   }
-  const mark = url.indexOf('?');
-  return mark < 0 ? { pathname: url, query: new URLSearchParams() } : { pathname: url.slice(0, mark), query: new URLSearchParams(url.slice(mark + 1)) };
+}
+
+/**
+ * Takes every `name` parameter out of a raw query (`?…` or ''), leaving the rest byte for byte.
+ * The value is the first one's, decoded; null when absent. Examples: ("?a=1&timeout=5&b", "timeout")
+ * → ("5", "?a=1&b"); ("?timeout=5", "timeout") → ("5", ""); ("?a=%20", "timeout") → (null, "?a=%20").
+ */
+export function takeParameter(search: string, name: string): { readonly value: string | null; readonly rest: string } {
+  if (search.length <= 1 || (!search.includes(name) && !search.includes('%'))) return { value: null, rest: search };
+  const pairs = search.slice(1).split('&');
+  const kept: string[] = [];
+  let value: string | null = null;
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    if (formDecode(eq < 0 ? pair : pair.slice(0, eq)) !== name) kept.push(pair);
+    else value ??= formDecode(eq < 0 ? '' : pair.slice(eq + 1));
+  }
+  if (kept.length === pairs.length) return { value: null, rest: search };
+  return { value, rest: kept.length === 0 ? '' : `?${kept.join('&')}` };
 }

@@ -6,6 +6,7 @@ import type { Logger } from '../../shared/log.ts';
 import type { DeviceShifuConfig, Instruction, Telemetry } from '../config/types.ts';
 import type { CallInput } from '../device-call.ts';
 import type { DriverResponse } from '../drivers/driver.ts';
+import { headerValue } from '../drivers/headers.ts';
 import type { GatewayMetrics } from '../metrics.ts';
 import type { DeviceHealth } from '../status/health.ts';
 import { readAll } from './read-all.ts';
@@ -23,17 +24,19 @@ export interface TelemetryDeps {
 
 const MAX_TELEMETRY_BYTES = 1 << 20;
 
+const withContentType = (contentType: string | undefined): { contentType?: string } => (contentType ? { contentType } : {});
+
 async function poll(telemetry: Telemetry, instruction: Instruction | undefined, deps: TelemetryDeps, signal: AbortSignal): Promise<TelemetryPayload | undefined> {
   if (instruction === undefined) {
     await deps.probe(AbortSignal.any([signal, AbortSignal.timeout(telemetry.timeoutMs || 3000)]));
     return undefined;
   }
   const response = await deps.call(instruction, {
-    method: 'GET', query: new URLSearchParams(), headers: {}, body: Buffer.alloc(0), timeoutSeconds: telemetry.timeoutMs / 1000, source: 'telemetry', signal,
+    method: 'GET', query: '', headers: [], body: Buffer.alloc(0), timeoutSeconds: telemetry.timeoutMs / 1000, source: 'telemetry', signal,
   });
   const body = await readAll(response.body, MAX_TELEMETRY_BYTES);
   if (response.status < 200 || response.status > 299) throw new Error(`${instruction.name} answered ${response.status}: ${body.toString('utf8', 0, 200)}`);
-  return { deviceName: deps.deviceName, telemetry: telemetry.name, body, ...(response.headers['content-type'] ? { contentType: response.headers['content-type'] } : {}) };
+  return { deviceName: deps.deviceName, telemetry: telemetry.name, body, ...withContentType(headerValue(response.headers, 'content-type')) };
 }
 
 async function pushResult(telemetry: Telemetry, payload: TelemetryPayload | undefined, deps: TelemetryDeps, signal: AbortSignal): Promise<void> {

@@ -127,10 +127,11 @@ export class KubeClient {
   private readonly url: URL;
   private readonly agent: Agent;
 
-  constructor(endpoint: KubeEndpoint) {
+  /** `maxSockets`: connections open at once (16); each watch holds one for as long as it runs. */
+  constructor(endpoint: KubeEndpoint, options: { readonly maxSockets?: number } = {}) {
     this.endpoint = endpoint;
     this.url = new URL(endpoint.server);
-    this.agent = new (httpsModule().Agent)({ keepAlive: true, maxSockets: 16, ca: endpoint.ca, cert: endpoint.cert, key: endpoint.key, rejectUnauthorized: endpoint.insecureSkipTlsVerify !== true });
+    this.agent = new (httpsModule().Agent)({ keepAlive: true, maxSockets: options.maxSockets ?? 16, ca: endpoint.ca, cert: endpoint.cert, key: endpoint.key, rejectUnauthorized: endpoint.insecureSkipTlsVerify !== true });
   }
 
   static fromKubeconfig(path: string): KubeClient {

@@ -5,7 +5,7 @@ import { imageFor } from '../../controller/config.ts';
 import { deviceShifuDeployment } from '../../controller/bundle/deployment.ts';
 import { deviceShifuService } from '../../controller/bundle/service.ts';
 import { bundleNames } from '../../controller/bundle/names.ts';
-import { parseNodeFlags } from '../../controller/bundle/node-flags.ts';
+import { DEVICE_SHIFU_NODE_FLAGS, parseNodeFlags } from '../../controller/bundle/node-flags.ts';
 import { isEdgeshifuError } from '../../shared/errors.ts';
 import type { EdgeDeviceSpec } from '../../shared/crds/edgedevice.ts';
 
@@ -47,12 +47,14 @@ test('bundle names follow the seed, and a name no Service can carry is refused',
   }
 });
 
-test('node flags: none keeps the image\'s; set, they are the pod\'s NODE_FLAGS', (t) => {
+test('node flags: none gives deviceShifu its own; set, they are the pod\'s NODE_FLAGS', (t) => {
   const spec: EdgeDeviceSpec = { protocol: 'HTTP', address: 'x:1' };
   const envOf = (nodeFlags: readonly string[] | undefined): Array<[string, string | undefined]> => (deviceShifuDeployment(device(spec), 'cm', placement, { ...settings, ...(nodeFlags === undefined ? {} : { nodeFlags }) })
     .spec?.template.spec?.containers[0]?.env ?? []).filter((e) => e.name === 'NODE_FLAGS').map((e) => [e.name, e.value]);
-  t.deepEqual(envOf(undefined), []);
-  t.deepEqual(envOf(parseNodeFlags('')), []);
+  t.deepEqual(envOf(undefined), [['NODE_FLAGS', DEVICE_SHIFU_NODE_FLAGS.join(' ')]]);
+  t.deepEqual(envOf(parseNodeFlags('')), [['NODE_FLAGS', DEVICE_SHIFU_NODE_FLAGS.join(' ')]]);
+  t.false(DEVICE_SHIFU_NODE_FLAGS.includes('--lite-mode'), 'the optimising compilers stay on');
+  t.deepEqual(parseNodeFlags(DEVICE_SHIFU_NODE_FLAGS.join(' ')), [...DEVICE_SHIFU_NODE_FLAGS], 'the own flags pass the setting\'s own check');
   t.deepEqual(envOf(parseNodeFlags('  --max-opt=2   --max-semi-space-size=1 ')), [['NODE_FLAGS', '--max-opt=2 --max-semi-space-size=1']]);
 });
 

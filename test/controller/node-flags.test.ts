@@ -1,7 +1,8 @@
 // --device-shifu-node-flags on the real control plane: the setting becomes the NODE_FLAGS of every
 // deviceShifu, an existing bundle takes it when the controller restarts with it, and without it
-// the pod keeps the image's flags (no NODE_FLAGS of its own).
+// the pod has deviceShifu's own flags.
 import test from 'ava';
+import { DEVICE_SHIFU_NODE_FLAGS } from '../../controller/bundle/node-flags.ts';
 import { startController } from '../support/controller.ts';
 import { waitFor } from '../support/wait.ts';
 import { createDevice, deploymentOf, edgeCluster, thermometer, waitForCondition } from './fixtures.ts';
@@ -16,13 +17,13 @@ test('the controller\'s node flags reach every deviceShifu, existing bundles inc
   await createDevice(kube, thermometer('busy'));
   await waitForCondition(kube, 'busy', 'BundleReady', { status: 'True' });
   const before = await waitFor('the Deployment', () => deploymentOf(kube, 'busy'));
-  t.is(nodeFlagsOf(before), undefined, 'without the setting the image\'s flags stay');
+  t.is(nodeFlagsOf(before), DEVICE_SHIFU_NODE_FLAGS.join(' '), 'without the setting deviceShifu\'s own flags');
   await plain.controller.stop();
 
   await startController(t, kube, ['--device-shifu-node-flags=--max-opt=2 --max-semi-space-size=1']);
   const after = await waitFor('the Deployment with the node flags', async () => {
     const deployment = await deploymentOf(kube, 'busy');
-    return nodeFlagsOf(deployment) === undefined ? undefined : deployment;
+    return nodeFlagsOf(deployment) === DEVICE_SHIFU_NODE_FLAGS.join(' ') ? undefined : deployment;
   }, { timeoutMs: 60_000 });
   t.is(nodeFlagsOf(after), '--max-opt=2 --max-semi-space-size=1');
   t.true((after.metadata?.generation ?? 0) > (before.metadata?.generation ?? 0), 'the running bundle was updated, not replaced');

@@ -3,7 +3,7 @@
 import test from 'ava';
 import { freePort } from '../support/controlplane/ports.ts';
 import { waitFor } from '../support/wait.ts';
-import { requestTarget } from '../../deviceshifu/http/request-rules.ts';
+import { requestTarget, takeParameter } from '../../deviceshifu/http/request-rules.ts';
 import { startGateway, type TestGateway } from './support/gateway.ts';
 import { garbageDevice, idleClosingDevice, scriptedDevice } from './support/mocks.ts';
 
@@ -25,15 +25,17 @@ async function gatewayTo(t: Parameters<typeof startGateway>[0], address: string,
 
 interface ErrorBody { error: { kind: string; message: string; instruction?: string } }
 
-test('a GET reaches the device with the query re-encoded and deviceShifu\'s timeout parameter removed', async (t) => {
+test('a GET reaches the device with the query byte for byte as sent, deviceShifu\'s timeout parameter alone removed', async (t) => {
   const device = await scriptedDevice(t);
   const gateway = await gatewayTo(t, device.address);
-  const response = await gateway.get('/echo?name=a%20b&amp=%26%3D&timeout=5&tag=%C3%A9');
+  const response = await gateway.get('/echo?name=a%20b&amp=%26%3D&timeout=5&tag=%C3%A9&plus=a+b&at=x:y/z@w&flag&name=2&Timeout=7&timeouts=1');
   t.is(response.status, 200);
   t.is(response.headers.get('x-device'), 'scripted');
   const echoed = await response.json() as { url: string };
-  t.is(echoed.url, '/echo?name=a+b&amp=%26%3D&tag=%C3%A9');
+  t.is(echoed.url, '/echo?name=a%20b&amp=%26%3D&tag=%C3%A9&plus=a+b&at=x:y/z@w&flag&name=2&Timeout=7&timeouts=1');
   t.is(new URL(echoed.url, 'http://x').searchParams.get('amp'), '&=');
+  t.is((await (await gateway.get('/echo?timeout=5')).json() as { url: string }).url, '/echo', 'no query left, no question mark');
+  t.is((await (await gateway.get('/echo?')).json() as { url: string }).url, '/echo?', 'an empty query stays as sent');
 });
 
 const METHODS: ReadonlyArray<[string, string, number, string | null]> = [
@@ -248,17 +250,34 @@ test('a device\'s reply headers reach the caller as the device sent them', async
   t.is(response.headers.get('content-length'), String(Buffer.byteLength(await response.text())));
 });
 
-test('request targets split into path and query without being resolved as URLs', (t) => {
+test('request targets split into path and query without being resolved or re-encoded', (t) => {
   const cases: Array<[string, string, string]> = [
-    ['/read_value?x=1&timeout=2', '/read_value', 'x=1&timeout=2'],
+    ['/read_value?x=1&timeout=2', '/read_value', '?x=1&timeout=2'],
     ['//read_value', '//read_value', ''],
-    ['/na%20me?a=%20b', '/na%20me', 'a=+b'],
-    ['http://deviceshifu.example/read_value?x=1', '/read_value', 'x=1'],
+    ['/na%20me?a=%20b+c', '/na%20me', '?a=%20b+c'],
+    ['/a?', '/a', '?'],
+    ['http://deviceshifu.example/read_value?x=1', '/read_value', '?x=1'],
+    ['http://deviceshifu.example?x=1', '/', '?x=1'],
     ['*', '*', ''],
   ];
-  for (const [url, pathname, query] of cases) {
+  for (const [url, pathname, search] of cases) {
     const target = requestTarget(url);
     t.is(target.pathname, pathname, url);
-    t.is(target.query.toString(), query, url);
+    t.is(target.search, search, url);
   }
+});
+
+test('deviceShifu\'s own parameter is taken out of a query, the rest left byte for byte', (t) => {
+  const cases: Array<[string, string | null, string]> = [
+    ['', null, ''],
+    ['?', null, '?'],
+    ['?a=%20b&c=d+e', null, '?a=%20b&c=d+e'],
+    ['?timeout=5', '5', ''],
+    ['?a=1&timeout=5&b', '5', '?a=1&b'],
+    ['?timeout=5&timeout=7&x=%2F', '5', '?x=%2F'],
+    ['?time%6Fut=+2+', ' 2 ', ''],
+    ['?timeout', '', ''],
+    ['?Timeout=1&timeouts=2&a=timeout', null, '?Timeout=1&timeouts=2&a=timeout'],
+  ];
+  for (const [search, value, rest] of cases) t.deepEqual(takeParameter(search, 'timeout'), { value, rest }, search);
 });

@@ -14,7 +14,7 @@ import { commandlineStub, mockDevice, scriptedDevice } from './mocks.ts';
 export interface BuiltDriver {
   readonly driver: Driver;
   readonly logs: string[];
-  call(instruction: string, request?: Partial<DriverRequest>): Promise<{ status: number; body: string; headers: Readonly<Record<string, string>> }>;
+  call(instruction: string, request?: Partial<DriverRequest>): Promise<{ status: number; body: string; headers: DriverResponse['headers'] }>;
 }
 
 export interface DriverSetup {
@@ -36,11 +36,11 @@ export async function buildDriver(t: ExecutionContext, setup: DriverSetup): Prom
   const stop = new AbortController();
   await driver.start(stop.signal);
   t.teardown(async () => { stop.abort(); await driver.stop(); });
-  const call = async (name: string, request: Partial<DriverRequest> = {}): Promise<{ status: number; body: string; headers: Readonly<Record<string, string>> }> => {
+  const call = async (name: string, request: Partial<DriverRequest> = {}): Promise<{ status: number; body: string; headers: DriverResponse['headers'] }> => {
     const instruction = config.instructions.get(name);
     if (instruction === undefined) throw new Error(`test setup: no instruction ${name}`);
     const response: DriverResponse = await driver.call(instruction, {
-      method: 'GET', query: new URLSearchParams(), headers: {}, body: Buffer.alloc(0), timeoutSeconds: 5, signal: AbortSignal.timeout(5000), ...request,
+      method: 'GET', query: '', headers: [], body: Buffer.alloc(0), timeoutSeconds: 5, signal: AbortSignal.timeout(5000), ...request,
     });
     return { status: response.status, headers: response.headers, body: (await readAll(response.body, 1 << 20)).toString('utf8') };
   };
@@ -70,7 +70,7 @@ export const DRIVER_FIXTURES: readonly DriverFixture[] = [
     protocol: 'HTTPCommandline',
     setup: (port) => ({ spec: { protocol: 'HTTPCommandline', address: address(port) }, data: { driverProperties: 'driverExecution: "python driver.py"\n', instructions: 'instructions:\n  start:\n' } }),
     startDevice: (t, port) => commandlineStub(t, port),
-    instruction: 'start', request: { method: 'POST', query: new URLSearchParams('speed=3') }, expected: /^ran: python driver\.py start speed=3$/,
+    instruction: 'start', request: { method: 'POST', query: '?speed=3' }, expected: /^ran: python driver\.py start speed=3$/,
   },
   {
     protocol: 'Socket',

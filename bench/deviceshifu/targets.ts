@@ -1,0 +1,10 @@
+// The targets of one bench run, in the order each round calls them. A new target is one module
+// under targets/ exporting a Target, listed here.
+import type { Target } from './target.ts';
+import { direct } from './targets/direct.ts';
+import { goProxy } from './targets/go-proxy.ts';
+import { nodeFloor } from './targets/node-floor.ts';
+import { deviceShifuDedicated, deviceShifuImageFlags } from './targets/deviceshifu-dedicated.ts';
+import { deviceShifuHost } from './targets/deviceshifu-host.ts';
+
+export const TARGETS: readonly Target[] = [direct, goProxy, nodeFloor, deviceShifuDedicated, deviceShifuImageFlags, deviceShifuHost(1), deviceShifuHost(10), deviceShifuHost(50)];
