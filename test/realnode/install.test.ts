@@ -13,9 +13,7 @@ import type { RealNodeCluster } from '../support/realnode/node.ts';
 import { waitFor } from '../support/wait.ts';
 import { GROUP, VERSION } from '../../shared/crds/resources.ts';
 import { join } from 'node:path';
-import { parse, stringify } from 'yaml';
-import { kubectl } from '../support/kubectl.ts';
-import { applyKustomization, httpGet, readyPods, realNodeWithImage, REPO } from './support.ts';
+import { addThermometers, applyKustomization, applyObjects, httpGet, readyPods, realNodeWithImage, REPO } from './support.ts';
 
 let node: RealNodeCluster;
 let kube: Kube;
@@ -65,27 +63,6 @@ test.serial('shifud on the real node reports the node\'s own resources', async (
   t.true(Math.abs(reportedKi - nodeMem) / nodeMem < 0.05, `shifud's memory ${reported} is the host's (${kubeNode.status?.capacity?.memory})`);
 });
 
-/** The thermometer mock as a Deployment + Service from the one image (`args: [mockdevice, thermometer]`). */
-function mockDevice(namespace: string): object[] {
-  const labels = { app: 'thermometer-mock' };
-  return [
-    { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'thermometer-mock', namespace },
-      spec: { replicas: 1, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: {
-        securityContext: { runAsNonRoot: true, runAsUser: 65532, seccompProfile: { type: 'RuntimeDefault' } },
-        containers: [{ name: 'mock', image: 'ghcr.io/edgeshifu/edgeshifu:0.1.0', args: ['mockdevice', 'thermometer'],
-          env: [{ name: 'MOCKDEVICE_PORT', value: '11111' }, { name: 'EDGESHIFU_BIND_ADDRESS', value: '0.0.0.0' }],
-          ports: [{ containerPort: 11111 }], readinessProbe: { tcpSocket: { port: 11111 }, periodSeconds: 2 },
-          resources: { limits: { memory: '96Mi' } },
-          securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } } }] } } } },
-    { apiVersion: 'v1', kind: 'Service', metadata: { name: 'thermometer', namespace }, spec: { selector: labels, ports: [{ port: 11111, targetPort: 11111 }] } },
-  ];
-}
-
-async function applyObjects(objects: object[]): Promise<void> {
-  const applied = await kubectl(kube.kubeconfigPath, ['apply', '-f', '-'], objects.map((o) => stringify(o)).join('---\n'));
-  if (applied.code !== 0) throw new Error(applied.stderr);
-}
-
 /** The API as a pod's ServiceAccount sees it: a token from the TokenRequest API. */
 async function asServiceAccount(account: { namespace: string; name: string }, method: string, path: string, body: unknown): Promise<number> {
   const token = (await kube.core.createNamespacedServiceAccountToken({ ...account, body: { spec: { audiences: [], expirationSeconds: 600 } } })).status?.token ?? '';
@@ -100,13 +77,9 @@ async function asServiceAccount(account: { namespace: string; name: string }, me
 
 test.serial('a mock device pod, its EdgeDevice, and the deviceShifu the kubelet runs answer /read_value through the Service ClusterIP', async (t) => {
   await kube.core.createNamespace({ body: { metadata: { name: DEVICES } } });
-  await applyObjects(mockDevice(DEVICES));
-  const mockService = await kube.core.readNamespacedService({ name: 'thermometer', namespace: DEVICES });
-  await readyPods(kube, DEVICES, 'app=thermometer-mock');
-  const configMap = (await readFile(join(REPO, 'test', 'support', 'shifu', 'thermometer-configmap.yaml'), 'utf8'));
-  await applyObjects([parse(configMap) as object]);
-  await applyObjects([{ apiVersion: `${GROUP}/${VERSION}`, kind: 'EdgeDevice', metadata: { name: 'edgedevice-thermometer', namespace: DEVICES },
-    spec: { sku: 'Thermometer', connection: 'Ethernet', protocol: 'HTTP', address: `${mockService.spec?.clusterIP ?? ''}:11111`, configMapName: 'thermometer-configmap-0.0.1' } }]);
+  await addThermometers(kube, DEVICES, ['edgedevice-thermometer']);
+  const [mock] = await readyPods(kube, DEVICES, 'app=thermometer-mock');
+  t.is(mock?.spec?.nodeName, node.nodeName, 'the mock device runs as a pod from the same image');
   const [pod] = await readyPods(kube, 'deviceshifu', 'app=edgedevice-thermometer-deployment');
   t.is(pod?.spec?.nodeName, node.nodeName, 'the kubelet runs the deviceShifu');
   const service = await kube.core.readNamespacedService({ name: 'edgedevice-thermometer', namespace: 'deviceshifu' });
@@ -123,13 +96,13 @@ test.serial('a mock device pod, its EdgeDevice, and the deviceShifu the kubelet 
 test.serial('the deviceShifu writes its own EdgeDevice status under its Role, and its ServiceAccount may write nothing more', async (t) => {
   const device = await waitFor('the deviceShifu to write its EdgeDevice status', async () => {
     const d = await kube.custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: DEVICES, plural: 'edgedevices', name: 'edgedevice-thermometer' }) as { status?: { edgedevicephase?: string } };
-    return d.status?.edgedevicephase === 'Success' ? d : undefined;
+    return d.status?.edgedevicephase === 'Running' ? d : undefined;
   }, { timeoutMs: 60_000 });
-  t.is(device.status?.edgedevicephase, 'Success');
+  t.is(device.status?.edgedevicephase, 'Running', 'only the deviceShifu judges a device Running (its telemetry poll answered)');
   const sa = { namespace: 'deviceshifu', name: 'deviceshifu-edgedevice-thermometer' };
   const own = `/apis/${GROUP}/${VERSION}/namespaces/${DEVICES}/edgedevices/edgedevice-thermometer/status`;
-  t.is(await asServiceAccount(sa, 'PATCH', own, { status: { edgedevicephase: 'Success' } }), 200, 'its own status: allowed');
-  await applyObjects([{ apiVersion: `${GROUP}/${VERSION}`, kind: 'EdgeDevice', metadata: { name: 'other-device', namespace: DEVICES },
+  t.is(await asServiceAccount(sa, 'PATCH', own, { status: { edgedevicephase: 'Running' } }), 200, 'its own status: allowed');
+  await applyObjects(kube, [{ apiVersion: `${GROUP}/${VERSION}`, kind: 'EdgeDevice', metadata: { name: 'other-device', namespace: DEVICES },
     spec: { sku: 'Thermometer', connection: 'Ethernet', protocol: 'HTTP', address: '10.96.0.250:11111' } }]);
   const other = `/apis/${GROUP}/${VERSION}/namespaces/${DEVICES}/edgedevices/other-device/status`;
   t.is(await asServiceAccount(sa, 'PATCH', other, { status: { edgedevicephase: 'Failed' } }), 403, 'another device\'s status: forbidden');

@@ -1,11 +1,12 @@
 // What the real-node tests share: the cluster with its real node, the image built here on it,
 // kubectl apply -k of an overlay, and HTTP calls from the host to a Service's ClusterIP.
 import { request } from 'node:http';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
-import { stringify } from 'yaml';
+import { parse, stringify } from 'yaml';
+import { GROUP, VERSION } from '../../shared/crds/resources.ts';
 import { buildImage } from '../../image/build.ts';
 import { Kube } from '../support/cluster.ts';
 import { kubectl } from '../support/kubectl.ts';
@@ -65,4 +66,40 @@ export async function readyPods(kube: Kube, namespace: string, selector: string,
 export function containerId(pod: V1Pod, name: string): string {
   const id = pod.status?.containerStatuses?.find((c) => c.name === name)?.containerID ?? '';
   return id.replace(/^containerd:\/\//, '');
+}
+
+export async function applyObjects(kube: Kube, objects: readonly object[]): Promise<void> {
+  const applied = await kubectl(kube.kubeconfigPath, ['apply', '-f', '-'], objects.map((o) => stringify(o)).join('---\n'));
+  if (applied.code !== 0) throw new Error(`kubectl apply failed: ${applied.stderr}`);
+}
+
+export const IMAGE = 'ghcr.io/edgeshifu/edgeshifu:0.1.0';
+
+/** Shifu's thermometer mock as a Deployment + Service from the one image (`args: [mockdevice, thermometer]`). */
+export function thermometerMock(namespace: string): object[] {
+  const labels = { app: 'thermometer-mock' };
+  return [
+    { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'thermometer-mock', namespace },
+      spec: { replicas: 1, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: {
+        securityContext: { runAsNonRoot: true, runAsUser: 65532, seccompProfile: { type: 'RuntimeDefault' } },
+        containers: [{ name: 'mock', image: IMAGE, args: ['mockdevice', 'thermometer'],
+          env: [{ name: 'MOCKDEVICE_PORT', value: '11111' }, { name: 'EDGESHIFU_BIND_ADDRESS', value: '0.0.0.0' }],
+          ports: [{ containerPort: 11111 }], readinessProbe: { tcpSocket: { port: 11111 }, periodSeconds: 2 },
+          resources: { limits: { memory: '96Mi' } },
+          securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } } }] } } } },
+    { apiVersion: 'v1', kind: 'Service', metadata: { name: 'thermometer', namespace }, spec: { selector: labels, ports: [{ port: 11111, targetPort: 11111 }] } },
+  ];
+}
+
+/**
+ * The thermometer mock (once), Shifu's thermometer ConfigMap, and one EdgeDevice per name pointing
+ * at the mock's ClusterIP: no cluster DNS here, so the address is the Service's IP, not its name.
+ */
+export async function addThermometers(kube: Kube, namespace: string, names: readonly string[]): Promise<void> {
+  await applyObjects(kube, thermometerMock(namespace));
+  const configMap = parse(await readFile(join(REPO, 'test', 'support', 'shifu', 'thermometer-configmap.yaml'), 'utf8')) as object;
+  await applyObjects(kube, [configMap]);
+  const mock = await kube.core.readNamespacedService({ name: 'thermometer', namespace });
+  await applyObjects(kube, names.map((name) => ({ apiVersion: `${GROUP}/${VERSION}`, kind: 'EdgeDevice', metadata: { name, namespace },
+    spec: { sku: 'Thermometer', connection: 'Ethernet', protocol: 'HTTP', address: `${mock.spec?.clusterIP ?? ''}:11111`, configMapName: 'thermometer-configmap-0.0.1' } })));
 }
