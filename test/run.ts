@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline';
 import { ControlPlaneUnavailable, controlPlaneBinaries } from './support/controlplane/binaries.ts';
 import { startCluster, type TestCluster } from './support/controlplane/cluster.ts';
 import { SHARED_KUBECONFIG_ENV } from './support/cluster.ts';
+import { stopAbandonedRealNode } from './support/realnode/node.ts';
 
 interface Counts { passed: number; failed: number; skipped: number; todo: number }
 
@@ -65,6 +66,8 @@ async function main(): Promise<number> {
     return failed > 0 ? 1 : 0;
   } finally {
     await stop();
+    // a real-node test stopped by ava's timeout leaves its node and host changes behind
+    if (await stopAbandonedRealNode()) console.error('[test] took down a real node its test left running');
   }
 }
 

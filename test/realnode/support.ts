@@ -3,7 +3,7 @@
 import { request } from 'node:http';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
 import { parse, stringify } from 'yaml';
 import { GROUP, VERSION } from '../../shared/crds/resources.ts';
@@ -33,7 +33,8 @@ export async function overlayOn(base: string, patches: readonly { target: Record
   const dir = await mkdtemp(join(tmpdir(), 'edgeshifu-overlay-'));
   await writeFile(join(dir, 'kustomization.yaml'), stringify({
     apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization',
-    resources: [join(REPO, 'manifests', 'overlays', base)],
+    // kustomize takes a base by relative path only
+    resources: [relative(dir, join(REPO, 'manifests', 'overlays', base))],
     patches: patches.map((p) => ({ target: p.target, patch: stringify(p.patch) })),
   }));
   return dir;

@@ -120,3 +120,13 @@ export async function stopRealNodeFromLock(): Promise<boolean> {
   await rm(LOCK, { force: true });
   return true;
 }
+
+/**
+ * Tears down a real node whose owner died without stopping it (a test worker ava stopped on a
+ * timeout); true when there was one. test/run.ts calls it when ava is done.
+ */
+export async function stopAbandonedRealNode(): Promise<boolean> {
+  const held = await readLock();
+  if (held === undefined || isAlive(held.owner)) return false;
+  return stopRealNodeFromLock();
+}
