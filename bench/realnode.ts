@@ -90,10 +90,10 @@ function bareDeployment(name: string): object {
 const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 
 function printMemory(title: string, sets: Map<string, { ws: number; rss: number }>): void {
-  console.log(`\n${title} (container working set from stats/summary; RSS beside it)`);
+  console.log(`\n${title} (container working set from stats/summary; the cgroup's rss, its anonymous memory, beside it)`);
   for (const { label } of COMPONENTS) {
     const m = sets.get(label);
-    console.log(`  ${label.padEnd(28)} ${m === undefined ? 'n/a' : `${m.ws.toFixed(1)} MiB   (RSS ${m.rss.toFixed(1)} MiB)`}`);
+    console.log(`  ${label.padEnd(28)} ${m === undefined ? 'n/a' : `${m.ws.toFixed(1)} MiB   (anon ${m.rss.toFixed(1)} MiB)`}`);
   }
 }
 

@@ -3,7 +3,7 @@
 // and entrypoint are copied into the image, over a base made here from the npm `node` package's
 // binary (see image/README.md).
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
@@ -11,7 +11,6 @@ import { parse as parseYaml } from 'yaml';
 import { readDockerfile, type Dockerfile, type Stage } from './dockerfile.ts';
 import { layerFromTree, writeOciArchive, type ImageConfig } from './oci.ts';
 import { BASE_ENV, BUSYBOX, makeAppTree, makeBaseTree } from './rootfs.ts';
-import { access } from 'node:fs/promises';
 
 const run = promisify(execFile);
 const REPO = resolve(import.meta.dirname, '..');
