@@ -36,7 +36,7 @@ control plane "${cluster.name}" is up at ${cluster.server} (logs in ${join(clust
 
 /** With `realNode`: a real node (containerd, kubelet, kube-proxy) with the image built here (realnode README). */
 async function up(realNode: boolean): Promise<void> {
-  if (await stopRealNodeFromLock()) console.log('stopped the previous real node');
+  if (await stopRealNodeFromLock(DEV_DIR)) console.log('stopped the previous real node');
   if (await stopFromState(STATE)) console.log('stopped the previous dev cluster');
   await rm(join(DEV_DIR, 'real-node'), { recursive: true, force: true });
   await mkdir(DEV_DIR, { recursive: true });
@@ -54,7 +54,7 @@ async function up(realNode: boolean): Promise<void> {
 }
 
 async function down(): Promise<void> {
-  if (await stopRealNodeFromLock()) console.log('real node stopped, host restored');
+  if (await stopRealNodeFromLock(DEV_DIR)) console.log('real node stopped, host restored');
   console.log(await stopFromState(STATE) ? 'dev cluster stopped' : 'no dev cluster was running');
 }
 

@@ -112,10 +112,14 @@ export async function startRealNodeCluster(options: RealNodeOptions = {}): Promi
   }
 }
 
-/** `cluster:down`: tears down a detached real node recorded in the host lock; true when there was one. */
-export async function stopRealNodeFromLock(): Promise<boolean> {
+/**
+ * `cluster:down`: tears down a detached real node recorded in the host lock, only one whose folder
+ * is under `within` when given (never a test's node); true when there was one.
+ */
+export async function stopRealNodeFromLock(within?: string): Promise<boolean> {
   const held = await readLock();
   if (held?.node === undefined) return false;
+  if (within !== undefined && !held.node.dir.startsWith(`${within}/`)) return false;
   await teardownNode(held.node);
   await rm(LOCK, { force: true });
   return true;
