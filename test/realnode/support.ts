@@ -1,7 +1,7 @@
 // What the real-node tests share: the cluster with its real node, the image built here on it,
 // kubectl apply -k of an overlay, and HTTP calls from the host to a Service's ClusterIP.
 import { request } from 'node:http';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
@@ -17,9 +17,14 @@ export const REPO = resolve(import.meta.dirname, '..', '..');
 
 export async function realNodeWithImage(): Promise<{ node: RealNodeCluster; kube: Kube }> {
   const dir = await mkdtemp(join(tmpdir(), 'edgeshifu-realnode-image-'));
-  const image = await buildImage(join(dir, 'edgeshifu.oci.tar'), () => undefined);
-  const node = await startRealNodeCluster({ images: [image.archive] });
-  return { node, kube: new Kube(node.cluster.kubeconfigPath) };
+  try {
+    const image = await buildImage(join(dir, 'edgeshifu.oci.tar'), () => undefined);
+    const node = await startRealNodeCluster({ images: [image.archive] });
+    return { node, kube: new Kube(node.cluster.kubeconfigPath) };
+  } finally {
+    // imported into the node's containerd by now
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 /** `kubectl apply -k` of a kustomization: a repository overlay, or one written here on top of it. */
