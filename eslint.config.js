@@ -2,7 +2,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'test-output/', 'scratch/', '.edgeshifu/', 'eslint.config.js'] },
+  { ignores: ['dist/', 'node_modules/', 'test-output/', 'scratch/', '.edgeshifu/', 'eslint.config.js', 'ava-realnode.config.mjs'] },
   ...tseslint.configs.strictTypeChecked,
   {
     languageOptions: {

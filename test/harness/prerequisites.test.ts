@@ -45,6 +45,10 @@ test('a command counts as present only where an executable file of that name is 
   await writeFile(join(dir, 'mosquitto'), 'not executable');
   const missing = missingRequirements(dir, [dot, mosquitto]).map((r) => r.command);
   t.deepEqual(missing, ['mosquitto']);
+  // a file the real node uses (a library, a plugin) is looked for where it is, not on the PATH
+  const lib = { command: join(dir, 'mosquitto'), debianPackage: 'x', why: 'y' };
+  const gone = { command: join(dir, 'libc.a'), debianPackage: 'libc6-dev', why: 'y' };
+  t.deepEqual(missingRequirements('', [lib, gone]).map((r) => r.debianPackage), ['libc6-dev']);
 });
 
 test('the Go toolchain comes from the first proxy in GOPROXY, never from "direct" or "off"', (t) => {

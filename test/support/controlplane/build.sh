@@ -37,35 +37,12 @@ mkdir -p "$WORK/bin"
 export GOFLAGS="-mod=mod -buildvcs=false"
 export GOTOOLCHAIN=local
 
+# shellcheck source=k8s-module.sh
+source "$(dirname "${BASH_SOURCE[0]}")/k8s-module.sh"
+
 build_kubernetes() {
-  local minor="${K8S_VERSION#v1.}"
-  minor="${minor%%.*}"
-  local staging_version="v0.${K8S_VERSION#v1.}"
   log "building Kubernetes $K8S_VERSION into $BIN (first run on this machine only: about 10 min on 2 cores)"
-  mkdir -p "$WORK/k8s"
-  cd "$WORK/k8s"
-  printf 'module edgeshifu.local/controlplane\n\ngo 1.26\n' > go.mod
-  {
-    printf '//go:build tools\n\npackage tools\n\nimport (\n'
-    for b in "${K8S_BINS[@]}"; do printf '\t_ "k8s.io/kubernetes/cmd/%s"\n' "$b"; done
-    printf ')\n'
-  } > tools.go
-  go mod edit -require="k8s.io/kubernetes@${K8S_VERSION}"
-  go mod download "k8s.io/kubernetes@${K8S_VERSION}"
-  # Every staging module k8s.io/<m> that k8s.io/kubernetes replaces with ./staging/... is pinned
-  # to the matching published v0.X.Y instead.
-  local modfile
-  modfile="$(go env GOMODCACHE)/cache/download/k8s.io/kubernetes/@v/${K8S_VERSION}.mod"
-  for m in $(sed -n 's#^\s*\(k8s\.io/[a-z0-9-]*\) => ./staging/.*#\1#p' "$modfile"); do
-    go mod edit -replace="${m}=${m}@${staging_version}"
-  done
-  go mod tidy -e 2>"$WORK/tidy.log" || { cat "$WORK/tidy.log" >&2; exit 1; }
-  local pkg="k8s.io/component-base/version"
-  local ldflags="-s -w -X ${pkg}.gitVersion=${K8S_VERSION} -X ${pkg}.gitMajor=1 -X ${pkg}.gitMinor=${minor} -X ${pkg}.gitTreeState=clean"
-  local pkgs=()
-  for b in "${K8S_BINS[@]}"; do pkgs+=("k8s.io/kubernetes/cmd/$b"); done
-  go build -trimpath -ldflags "$ldflags" -o "$WORK/bin/" "${pkgs[@]}"
-  for b in "${K8S_BINS[@]}"; do mv "$WORK/bin/$b" "$BIN/$b"; done
+  build_k8s_commands "$K8S_VERSION" "$WORK" "$BIN" "${K8S_BINS[@]}"
 }
 
 build_kine() {

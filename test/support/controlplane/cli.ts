@@ -10,6 +10,8 @@ import { controlPlaneBinaries } from './binaries.ts';
 import { Kube } from '../cluster.ts';
 import { installCrds } from '../crds.ts';
 import { startLocalStack, type LocalFederation, type LocalStack } from '../localstack/stack.ts';
+import { startRealNodeCluster, stopRealNodeFromLock } from '../realnode/node.ts';
+import { buildImage } from '../../../image/build.ts';
 
 const HOME = resolve('.edgeshifu');
 const DEV_DIR = join(HOME, 'dev-cluster');
@@ -32,17 +34,27 @@ control plane "${cluster.name}" is up at ${cluster.server} (logs in ${join(clust
   ${kubectlPath} apply -f <your EdgeDevice>.yaml`);
 }
 
-async function up(): Promise<void> {
+/** With `realNode`: a real node (containerd, kubelet, kube-proxy) with the image built here (realnode README). */
+async function up(realNode: boolean): Promise<void> {
+  if (await stopRealNodeFromLock(DEV_DIR)) console.log('stopped the previous real node');
   if (await stopFromState(STATE)) console.log('stopped the previous dev cluster');
+  await rm(join(DEV_DIR, 'real-node'), { recursive: true, force: true });
   await mkdir(DEV_DIR, { recursive: true });
-  const cluster = await startCluster({ name: 'edgeshifu-dev', dir: DEV_DIR, detach: true });
+  const images = realNode ? [(await buildImage()).archive] : [];
+  const cluster = realNode
+    ? (await startRealNodeCluster({ name: 'edgeshifu-dev', dir: DEV_DIR, detach: true, images })).cluster
+    : await startCluster({ name: 'edgeshifu-dev', dir: DEV_DIR, detach: true });
   await saveState(STATE, cluster.state());
   await installCrds(new Kube(cluster.kubeconfigPath));
   printHowTo(cluster, await linkKubectl());
+  if (realNode) {
+    console.log(`  ${await linkKubectl()} apply -k manifests/overlays/single-node    # the image ghcr.io/edgeshifu/edgeshifu:0.1.0 is on the node`);
+  }
   console.log('\nstop it with: npm run cluster:down');
 }
 
 async function down(): Promise<void> {
+  if (await stopRealNodeFromLock(DEV_DIR)) console.log('real node stopped, host restored');
   console.log(await stopFromState(STATE) ? 'dev cluster stopped' : 'no dev cluster was running');
 }
 
@@ -114,7 +126,7 @@ const { positionals, values } = parseArgs({
   allowPositionals: true,
   options: {
     foreground: { type: 'boolean' }, port: { type: 'string', default: String(PORT) }, dir: { type: 'string', default: join(HOME, 'local') },
-    clusters: { type: 'string', default: '1' },
+    clusters: { type: 'string', default: '1' }, 'real-node': { type: 'boolean' },
   },
 });
 const command = positionals[0];
@@ -123,9 +135,9 @@ if (clusters !== 1 && clusters !== 2) {
   console.error(`--clusters must be 1 or 2 (2 adds the neighbour cluster edge-2 and a demo offload), got "${values.clusters}"`);
   process.exitCode = 2;
 } else if (command === 'up' && values.foreground === true) await foreground(resolve(values.dir), Number(values.port), clusters);
-else if (command === 'up') await up();
+else if (command === 'up') await up(values['real-node'] === true);
 else if (command === 'down') await down();
 else {
-  console.error('usage: cli.ts up [--foreground [--port 8080] [--dir .edgeshifu/local] [--clusters 1|2]] | down');
+  console.error('usage: cli.ts up [--real-node | --foreground [--port 8080] [--dir .edgeshifu/local] [--clusters 1|2]] | down');
   process.exitCode = 2;
 }

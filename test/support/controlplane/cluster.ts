@@ -29,6 +29,12 @@ export interface ClusterOptions {
   readonly dir?: string;
   /** Let the processes outlive this Node process (`npm run cluster:up`). */
   readonly detach?: boolean;
+  /**
+   * The one address the API server binds and advertises; 127.0.0.1 by default. A real node's pods
+   * reach the API through the `kubernetes` Service, which leads to the advertised address, so a
+   * cluster with a real node uses the node's private bridge address here (never 0.0.0.0).
+   */
+  readonly apiAddress?: string;
 }
 
 interface Ports {
@@ -49,9 +55,9 @@ export interface ClusterState {
   readonly pids: Partial<Record<Component, number>>;
 }
 
-interface Layout { readonly dir: string; readonly pki: Pki; readonly ports: Ports; readonly binDir: string }
+interface Layout { readonly dir: string; readonly pki: Pki; readonly ports: Ports; readonly binDir: string; readonly apiAddress: string }
 
-function componentArgs(component: Component, { dir, pki, ports, binDir }: Layout): string[] {
+function componentArgs(component: Component, { dir, pki, ports, binDir, apiAddress }: Layout): string[] {
   const kubeconfig = join(dir, 'admin.kubeconfig');
   const serving = [`--tls-cert-file=${pki.servingCert}`, `--tls-private-key-file=${pki.servingKey}`];
   switch (component) {
@@ -59,8 +65,11 @@ function componentArgs(component: Component, { dir, pki, ports, binDir }: Layout
       return [`--listen-address=127.0.0.1:${ports.kine}`, `--metrics-bind-address=127.0.0.1:${ports.kineMetrics}`,
         `--endpoint=sqlite://${join(dir, 'kine.db')}?_journal=WAL&cache=shared&_busy_timeout=30000`];
     case 'kube-apiserver':
-      return [`--etcd-servers=http://127.0.0.1:${ports.kine}`, '--bind-address=127.0.0.1', '--advertise-address=127.0.0.1',
+      return [`--etcd-servers=http://127.0.0.1:${ports.kine}`, `--bind-address=${apiAddress}`, `--advertise-address=${apiAddress}`,
         `--secure-port=${ports.apiserver}`, ...serving,
+        `--kubelet-client-certificate=${pki.kubeletClientCert}`, `--kubelet-client-key=${pki.kubeletClientKey}`,
+        // a node's name need not resolve (a real node's is not in DNS): reach kubelets by address
+        '--kubelet-preferred-address-types=InternalIP,Hostname',
         `--client-ca-file=${pki.caCert}`, `--service-account-key-file=${pki.serviceAccountPub}`,
         `--service-account-signing-key-file=${pki.serviceAccountKey}`,
         '--service-account-issuer=https://kubernetes.default.svc.cluster.local', '--authorization-mode=Node,RBAC',
@@ -90,14 +99,16 @@ export class TestCluster {
   readonly kubeconfigPath: string;
   private readonly pki: Pki;
   private readonly ports: Ports;
+  readonly apiAddress: string;
   private readonly processes: ReadonlyMap<Component, ManagedProcess>;
 
-  constructor(init: { name: string; dir: string; pki: Pki; ports: Ports; binDir: string; detach: boolean }) {
+  constructor(init: Layout & { name: string; detach: boolean }) {
     this.name = init.name;
     this.dir = init.dir;
     this.pki = init.pki;
     this.ports = init.ports;
-    this.server = `https://127.0.0.1:${init.ports.apiserver}`;
+    this.apiAddress = init.apiAddress;
+    this.server = `https://${init.apiAddress}:${init.ports.apiserver}`;
     this.kubeconfigPath = join(init.dir, 'admin.kubeconfig');
     this.processes = new Map(COMPONENTS.map((component) => [component, new ManagedProcess({
       name: component,
@@ -148,11 +159,14 @@ export class TestCluster {
     if (options.keepDir !== true) await rm(this.dir, { recursive: true, force: true });
   }
 
-  /** Status code of GET https://127.0.0.1:<port><path> as the admin. */
-  async get(port: number, path: string): Promise<number> {
+  /** The cluster's CA and keys (a real node's certificates are signed by this CA). */
+  get certificates(): Pki { return this.pki; }
+
+  /** Status code of GET https://<host>:<port><path> as the admin. */
+  async get(port: number, path: string, host = '127.0.0.1'): Promise<number> {
     const [ca, cert, key] = await Promise.all([this.pki.caCert, this.pki.adminCert, this.pki.adminKey].map((f) => readFile(f)));
     return new Promise((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, path, ca, cert, key, timeout: 5000 }, (res) => {
+      const req = request({ host, port, path, ca, cert, key, timeout: 5000 }, (res) => {
         res.resume();
         resolve(res.statusCode ?? 0);
       });
@@ -165,7 +179,7 @@ export class TestCluster {
   private async probe(component: Component): Promise<boolean> {
     switch (component) {
       case 'kine': return canConnect(this.ports.kine);
-      case 'kube-apiserver': return (await this.get(this.ports.apiserver, '/readyz')) === 200;
+      case 'kube-apiserver': return (await this.get(this.ports.apiserver, '/readyz', this.apiAddress)) === 200;
       case 'kube-controller-manager': return (await this.get(this.ports.controllerManager, '/healthz')) === 200;
       case 'kube-scheduler': return (await this.get(this.ports.scheduler, '/healthz')) === 200;
       case 'kwok': return (await plainGet(this.ports.kwok, '/healthz')) === 200;
@@ -207,10 +221,11 @@ export async function startCluster(options: ClusterOptions = {}): Promise<TestCl
   const name = options.name ?? `edgeshifu-test-${process.pid}-${randomBytes(3).toString('hex')}`;
   const dir = options.dir ?? await mkdtemp(join(tmpdir(), `${name}-`));
   await mkdir(join(dir, 'logs'), { recursive: true });
-  const [binDir, pki, portList] = await Promise.all([controlPlaneBinaries(), makePki(join(dir, 'pki')), freePorts(6)]);
+  const apiAddress = options.apiAddress ?? '127.0.0.1';
+  const [binDir, pki, portList] = await Promise.all([controlPlaneBinaries(), makePki(join(dir, 'pki'), apiAddress), freePorts(6)]);
   const [kine, kineMetrics, apiserver, controllerManager, scheduler, kwok] = portList as [number, number, number, number, number, number];
   const ports: Ports = { kine, kineMetrics, apiserver, controllerManager, scheduler, kwok };
-  const cluster = new TestCluster({ name, dir, pki, ports, binDir, detach: options.detach === true });
+  const cluster = new TestCluster({ name, dir, pki, ports, binDir, apiAddress, detach: options.detach === true });
   await writeKubeconfig(cluster.kubeconfigPath, {
     server: cluster.server, caCert: pki.caCert, clientCert: pki.adminCert, clientKey: pki.adminKey, contextName: name,
   });

@@ -17,6 +17,9 @@ export interface Pki {
   readonly adminKey: string;
   readonly serviceAccountKey: string;
   readonly serviceAccountPub: string;
+  /** The API server's client certificate towards kubelets (system:masters; a real node checks it). */
+  readonly kubeletClientCert: string;
+  readonly kubeletClientKey: string;
 }
 
 async function openssl(args: readonly string[]): Promise<void> {
@@ -30,25 +33,28 @@ async function openssl(args: readonly string[]): Promise<void> {
 
 const EC_KEY = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
 
-async function issue(pki: { caCert: string; caKey: string }, out: { cert: string; key: string }, subj: string, ext: string): Promise<void> {
+export async function issue(pki: { caCert: string; caKey: string }, out: { cert: string; key: string }, subj: string, ext: string): Promise<void> {
   await openssl(['req', '-x509', ...EC_KEY, '-keyout', out.key, '-out', out.cert, '-days', '3650',
     '-subj', subj, '-CA', pki.caCert, '-CAkey', pki.caKey, '-addext', ext]);
 }
 
-/** Makes a CA, the API server's serving certificate, an admin client certificate and the service-account key pair. */
-export async function makePki(dir: string): Promise<Pki> {
+/** Makes a CA, the API server's serving and kubelet-client certificates, an admin client certificate and the service-account key pair. */
+export async function makePki(dir: string, apiAddress = '127.0.0.1'): Promise<Pki> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const f = (name: string): string => join(dir, name);
   const pki: Pki = {
     dir, caCert: f('ca.crt'), caKey: f('ca.key'), servingCert: f('apiserver.crt'), servingKey: f('apiserver.key'),
     adminCert: f('admin.crt'), adminKey: f('admin.key'), serviceAccountKey: f('sa.key'), serviceAccountPub: f('sa.pub'),
+    kubeletClientCert: f('apiserver-kubelet-client.crt'), kubeletClientKey: f('apiserver-kubelet-client.key'),
   };
   await openssl(['req', '-x509', ...EC_KEY, '-keyout', pki.caKey, '-out', pki.caCert, '-days', '3650',
     '-subj', '/CN=edgeshifu-test-ca', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign']);
-  const sans = 'subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,IP:10.96.0.1';
+  const extra = apiAddress === '127.0.0.1' ? '' : `IP:${apiAddress},`;
+  const sans = `subjectAltName=${extra}IP:127.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,IP:10.96.0.1`;
   await Promise.all([
     issue(pki, { cert: pki.servingCert, key: pki.servingKey }, '/CN=kube-apiserver', sans),
     issue(pki, { cert: pki.adminCert, key: pki.adminKey }, '/O=system:masters/CN=edgeshifu-admin', 'extendedKeyUsage=clientAuth'),
+    issue(pki, { cert: pki.kubeletClientCert, key: pki.kubeletClientKey }, '/O=system:masters/CN=kube-apiserver-kubelet-client', 'extendedKeyUsage=clientAuth'),
     openssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', pki.serviceAccountKey]),
   ]);
   await openssl(['ec', '-in', pki.serviceAccountKey, '-pubout', '-out', pki.serviceAccountPub]);

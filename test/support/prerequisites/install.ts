@@ -25,7 +25,16 @@ export function onPath(command: string, path: string): boolean {
 }
 
 export function missingRequirements(path: string, requirements: readonly Requirement[] = REQUIREMENTS): Requirement[] {
-  return requirements.filter((r) => !onPath(r.command, path));
+  return requirements.filter((r) => (r.command.startsWith('/') ? !executable(r.command) && !readable(r.command) : !onPath(r.command, path)));
+}
+
+function readable(file: string): boolean {
+  try {
+    accessSync(file, constants.R_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Runs one step with its output in a log file; on failure the log is printed whole. */

@@ -1,8 +1,10 @@
 // What the test suite needs from the machine, and the plan to get what is missing: pure, so the
 // decision (install, or stop and say what to run) is table-tested without touching the machine.
+import { HOST_PACKAGES } from '../realnode/host.ts';
 
-/** A command the tests run, and the Debian package that provides it. */
+/** A command the tests run (or a file they use), and the Debian package that provides it. */
 export interface Requirement {
+  /** Looked for on the PATH; or, when it starts with '/', as that file. */
   readonly command: string;
   readonly debianPackage: string;
   /** Why the tests need it, printed when it is installed or missing. */
@@ -19,6 +21,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
   { command: 'mosquitto', debianPackage: 'mosquitto', why: 'the outside MQTT broker' },
   { command: 'mosquitto_passwd', debianPackage: 'mosquitto-clients', why: "Mosquitto's password files" },
   { command: 'socat', debianPackage: 'socat', why: 'pseudo-terminal pairs for Modbus RTU' },
+  // the image built here (busybox) and the real node's runtime, network and pause image
+  ...HOST_PACKAGES.map(([file, debianPackage]) => ({ command: file, debianPackage, why: 'the image and the real node' })),
 ];
 
 /** Directories searched besides PATH: Debian puts daemons in sbin, which a user's PATH may lack. */

@@ -1,0 +1,137 @@
+// Real-node benchmark (a benchmark, not a test): every component as a container on a real kubelet
+// with the image built here, its container working set read from the kubelet's summary API
+// (/stats/summary through the API server's node proxy: what `kubectl top`, limits and eviction
+// read), idle and after load; and EdgeDevice created -> deviceShifu pod Ready over N devices against
+// a bare Deployment of the same image created in the same run, interleaved one by one.
+//   npm run bench:realnode [-- --devices 50 --calls 5000 --idle-seconds 60]
+import { request } from 'node:https';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { loadavg } from 'node:os';
+import { setTimeout as delay } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
+import type { V1Pod } from '@kubernetes/client-node';
+import { GROUP, VERSION } from '../shared/crds/resources.ts';
+import { addThermometers, applyKustomization, applyObjects, httpGet, IMAGE, readyPods, realNodeWithImage, REPO } from '../test/realnode/support.ts';
+import type { Kube } from '../test/support/cluster.ts';
+import type { RealNodeCluster } from '../test/support/realnode/node.ts';
+import { waitFor } from '../test/support/wait.ts';
+
+const { values } = parseArgs({ options: {
+  devices: { type: 'string', default: '50' }, calls: { type: 'string', default: '5000' }, 'idle-seconds': { type: 'string', default: '60' },
+} });
+const DEVICES = Number(values.devices);
+const CALLS = Number(values.calls);
+const IDLE_MS = Number(values['idle-seconds']) * 1000;
+const MIB = 1024 * 1024;
+
+interface Summary { pods: { podRef: { name: string; namespace: string }; containers: { name: string; memory?: { workingSetBytes?: number; rssBytes?: number } }[] }[] }
+
+async function summary(node: RealNodeCluster): Promise<Summary> {
+  const pki = node.cluster.certificates;
+  const [ca, cert, key] = await Promise.all([pki.caCert, pki.adminCert, pki.adminKey].map((f) => readFile(f)));
+  const url = new URL(node.cluster.server);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: url.hostname, port: url.port, path: `/api/v1/nodes/${node.nodeName}/proxy/stats/summary`, ca, cert, key }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (c: string) => { body += c; }).on('end', () => { resolve(JSON.parse(body) as Summary); });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const COMPONENTS: readonly { label: string; match: (ns: string, pod: string) => boolean }[] = [
+  { label: 'controller', match: (ns, pod) => ns === 'edgeshifu-system' && pod.startsWith('edgeshifu-controller-') },
+  { label: 'shifud', match: (ns, pod) => ns === 'edgeshifu-system' && pod.startsWith('shifud-') },
+  { label: 'deviceShifu (HTTP)', match: (ns, pod) => ns === 'deviceshifu' && pod.startsWith('bench-http-deployment-') },
+  { label: 'mock device (thermometer)', match: (ns, pod) => ns === 'devices' && pod.startsWith('thermometer-mock-') },
+];
+
+async function workingSets(node: RealNodeCluster): Promise<Map<string, { ws: number; rss: number }>> {
+  const found = new Map<string, { ws: number; rss: number }>();
+  for (const pod of (await summary(node)).pods) {
+    const component = COMPONENTS.find((c) => c.match(pod.podRef.namespace, pod.podRef.name));
+    const memory = pod.containers[0]?.memory;
+    if (component !== undefined && memory?.workingSetBytes !== undefined) found.set(component.label, { ws: memory.workingSetBytes / MIB, rss: (memory.rssBytes ?? 0) / MIB });
+  }
+  return found;
+}
+
+async function load(ip: string, calls: number): Promise<number> {
+  let ok = 0;
+  let left = calls;
+  await Promise.all(Array.from({ length: 16 }, async () => {
+    while (left-- > 0) if ((await httpGet(ip, 80, '/read_value').catch(() => ({ status: 0 }))).status === 200) ok++;
+  }));
+  return ok;
+}
+
+const isReady = (pod: V1Pod): boolean => pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
+
+async function timeToReady(kube: Kube, namespace: string, selector: string, create: () => Promise<void>): Promise<number> {
+  const started = performance.now();
+  await create();
+  await waitFor(`a Ready pod ${selector}`, async () => (await kube.core.listNamespacedPod({ namespace, labelSelector: selector })).items.some(isReady) ? true : undefined,
+    { timeoutMs: 300_000, intervalMs: 50 });
+  return performance.now() - started;
+}
+
+function bareDeployment(name: string): object {
+  const labels = { app: name };
+  return { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, namespace: 'bare' }, spec: { replicas: 1, selector: { matchLabels: labels },
+    template: { metadata: { labels }, spec: { securityContext: { runAsNonRoot: true, runAsUser: 65532 }, containers: [{ name: 'mock', image: IMAGE, args: ['mockdevice', 'thermometer'],
+      env: [{ name: 'MOCKDEVICE_PORT', value: '8080' }, { name: 'EDGESHIFU_BIND_ADDRESS', value: '0.0.0.0' }],
+      // the deviceShifu's own readiness probe, on the mock's status route
+      readinessProbe: { httpGet: { path: '/get_status', port: 8080 }, periodSeconds: 10, timeoutSeconds: 2 },
+      resources: { requests: { cpu: '10m', memory: '32Mi' }, limits: { cpu: '200m', memory: '96Mi' } } }] } } } };
+}
+
+const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+
+function printMemory(title: string, sets: Map<string, { ws: number; rss: number }>): void {
+  console.log(`\n${title} (container working set from stats/summary; the cgroup's rss, its anonymous memory, beside it)`);
+  for (const { label } of COMPONENTS) {
+    const m = sets.get(label);
+    console.log(`  ${label.padEnd(28)} ${m === undefined ? 'n/a' : `${m.ws.toFixed(1)} MiB   (anon ${m.rss.toFixed(1)} MiB)`}`);
+  }
+}
+
+async function main(): Promise<void> {
+  console.log(`load average at start: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  const { node, kube } = await realNodeWithImage();
+  try {
+    await applyKustomization(kube, join(REPO, 'manifests', 'overlays', 'single-node'));
+    await readyPods(kube, 'edgeshifu-system', 'app.kubernetes.io/name=edgeshifu-controller');
+    await readyPods(kube, 'edgeshifu-system', 'app.kubernetes.io/name=shifud');
+    await kube.core.createNamespace({ body: { metadata: { name: 'devices' } } });
+    await kube.core.createNamespace({ body: { metadata: { name: 'bare' } } });
+    await addThermometers(kube, 'devices', ['bench-http']);
+    await readyPods(kube, 'deviceshifu', 'app=bench-http-deployment');
+    await delay(IDLE_MS);
+    printMemory(`idle, ${IDLE_MS / 1000} s after Ready`, await workingSets(node));
+    const service = await kube.core.readNamespacedService({ name: 'bench-http', namespace: 'deviceshifu' });
+    const ok = await load(service.spec?.clusterIP ?? '', CALLS);
+    console.log(`\nload: ${ok} of ${CALLS} /read_value calls answered through the ClusterIP (16 at a time)`);
+    const shifu: number[] = [];
+    const bare: number[] = [];
+    for (let i = 0; i < DEVICES; i++) {
+      shifu.push(await timeToReady(kube, 'deviceshifu', `app=lat-${i}-deployment`, () => addThermometers(kube, 'devices', [`lat-${i}`])));
+      bare.push(await timeToReady(kube, 'bare', `app=bare-${i}`, () => applyObjects(kube, [bareDeployment(`bare-${i}`)])));
+    }
+    printMemory(`after load (${CALLS} calls, then ${DEVICES} devices made by the controller)`, await workingSets(node));
+    shifu.sort((a, b) => a - b);
+    bare.sort((a, b) => a - b);
+    console.log(`\ncreated -> Ready over ${DEVICES}, one at a time, interleaved`);
+    console.log(`  EdgeDevice -> deviceShifu pod Ready   p50 ${(pct(shifu, 50) / 1000).toFixed(2)} s   p99 ${(pct(shifu, 99) / 1000).toFixed(2)} s`);
+    console.log(`  bare Deployment -> pod Ready           p50 ${(pct(bare, 50) / 1000).toFixed(2)} s   p99 ${(pct(bare, 99) / 1000).toFixed(2)} s`);
+    console.log(`  ratio                                  p50 ${(pct(shifu, 50) / pct(bare, 50)).toFixed(2)}x   p99 ${(pct(shifu, 99) / pct(bare, 99)).toFixed(2)}x`);
+    const devices = await kube.custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: 'devices', plural: 'edgedevices' }) as { items: unknown[] };
+    console.log(`  (${devices.items.length} EdgeDevices at the end)`);
+  } finally {
+    await node.stop();
+    console.log(`\nload average at end: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  }
+}
+
+await main();

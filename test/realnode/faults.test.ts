@@ -1,0 +1,140 @@
+// Faults on the real node, with the multi-node overlay's two controller replicas (pinned to the
+// real node by the user's own overlay: the only node here that runs containers): the leader's
+// container killed, a deviceShifu's container killed, and every component through a load run under
+// the manifests' memory limits.
+import test from 'ava';
+import { CoordinationV1Api, type V1Pod } from '@kubernetes/client-node';
+import type { Kube } from '../support/cluster.ts';
+import { ctr } from '../support/realnode/containerd.ts';
+import type { RealNodeCluster } from '../support/realnode/node.ts';
+import { waitFor } from '../support/wait.ts';
+import { addThermometers, applyKustomization, containerId, httpGet, overlayOn, readyPods, realNodeWithImage } from './support.ts';
+
+let node: RealNodeCluster;
+let kube: Kube;
+const SYSTEM = 'edgeshifu-system';
+const DEVICES = 'devices';
+const CONTROLLER = 'app.kubernetes.io/name=edgeshifu-controller';
+
+test.serial.before(async () => {
+  ({ node, kube } = await realNodeWithImage());
+});
+test.after.always(async () => { await (node as RealNodeCluster | undefined)?.stop(); });
+
+async function leaseHolder(): Promise<string | undefined> {
+  const lease = await kube.kc.makeApiClient(CoordinationV1Api).readNamespacedLease({ name: 'edgeshifu-controller', namespace: SYSTEM });
+  return lease.spec?.holderIdentity ?? undefined;
+}
+
+async function killContainer(pod: V1Pod, container: string): Promise<void> {
+  await ctr(['tasks', 'kill', '--signal', 'SIGKILL', containerId(pod, container)]);
+}
+
+async function bundles(): Promise<{ deployments: string[]; services: string[]; pods: V1Pod[] }> {
+  const selector = 'app.kubernetes.io/name=deviceshifu';
+  const [deployments, services, pods] = await Promise.all([
+    kube.apps.listNamespacedDeployment({ namespace: 'deviceshifu', labelSelector: selector }),
+    kube.core.listNamespacedService({ namespace: 'deviceshifu', labelSelector: selector }),
+    kube.core.listNamespacedPod({ namespace: 'deviceshifu', labelSelector: selector }),
+  ]);
+  return { deployments: deployments.items.map((d) => d.metadata?.name ?? '').sort(), services: services.items.map((s) => s.metadata?.name ?? '').sort(), pods: pods.items };
+}
+
+const deviceNames = (n: number): string[] => Array.from({ length: n }, (_, i) => `thermometer-${i}`);
+
+test.serial('the multi-node overlay: two controller replicas run on the real node and one holds the Lease', async (t) => {
+  const overlay = await overlayOn('multi-node', [{ target: { group: 'apps', version: 'v1', kind: 'Deployment', name: 'edgeshifu-controller' },
+    patch: [{ op: 'add', path: '/spec/template/spec/nodeSelector', value: { 'kubernetes.io/hostname': node.nodeName } }] }]);
+  await applyKustomization(kube, overlay);
+  const pods = await readyPods(kube, SYSTEM, CONTROLLER, 2);
+  t.true(pods.every((p) => p.spec?.nodeName === node.nodeName));
+  const holder = await waitFor('a controller to hold the Lease', leaseHolder, { timeoutMs: 60_000 });
+  t.true(pods.some((p) => p.metadata?.name === holder));
+  await kube.core.createNamespace({ body: { metadata: { name: DEVICES } } });
+  await addThermometers(kube, DEVICES, deviceNames(3));
+  await readyPods(kube, 'deviceshifu', 'app.kubernetes.io/name=deviceshifu', 3);
+});
+
+// The controller's identity is its pod's name (EDGESHIFU_IDENTITY from the downward API), so the
+// kubelet's restart of a killed leader container comes back as the Lease's holder and resumes
+// within a second, before the Lease (15 s) expires; the standby takes over when the leader's pod
+// itself is gone.
+test.serial('killing the leader\'s container: the kubelet restarts it, leadership goes on; with the leader\'s pod gone the standby takes the Lease; no bundle duplicated or lost', async (t) => {
+  const before = await leaseHolder();
+  const pods = await readyPods(kube, SYSTEM, CONTROLLER, 2);
+  const leader = pods.find((p) => p.metadata?.name === before);
+  t.truthy(leader);
+  await killContainer(leader!, 'controller');
+  const restarted = await waitFor('the killed controller to be restarted by the kubelet', async () => {
+    const pod = await kube.core.readNamespacedPod({ name: leader!.metadata!.name!, namespace: SYSTEM });
+    const status = pod.status?.containerStatuses?.[0];
+    return (status?.restartCount ?? 0) >= 1 && status?.ready === true ? pod : undefined;
+  }, { timeoutMs: 120_000 });
+  t.is(restarted.status?.containerStatuses?.[0]?.lastState?.terminated?.exitCode, 137, 'SIGKILL, as a crash');
+  const holder = await leaseHolder();
+  t.true(pods.some((p) => p.metadata?.name === holder), `a replica holds the Lease (${holder ?? 'none'}; ${before ?? ''} before)`);
+  await addThermometers(kube, DEVICES, ['thermometer-3']);
+  await readyPods(kube, 'deviceshifu', 'app.kubernetes.io/name=deviceshifu', 4);
+  const leading = await leaseHolder();
+  const other = pods.find((p) => p.metadata?.name !== leading);
+  await kube.core.deleteNamespacedPod({ name: leading ?? '', namespace: SYSTEM, gracePeriodSeconds: 0 });
+  const after = await waitFor('the standby to take the Lease', async () => {
+    const now = await leaseHolder();
+    return now !== undefined && now === other?.metadata?.name ? now : undefined;
+  }, { timeoutMs: 120_000 });
+  t.is(after, other?.metadata?.name ?? '');
+  await addThermometers(kube, DEVICES, ['thermometer-4']);
+  await readyPods(kube, 'deviceshifu', 'app.kubernetes.io/name=deviceshifu', 5);
+  const found = await bundles();
+  const expected = deviceNames(5);
+  t.deepEqual(found.deployments, expected.map((d) => `${d}-deployment`), 'one Deployment per device');
+  t.deepEqual(found.services, expected, 'one Service per device');
+  t.is(found.pods.length, 5, 'one pod per device');
+});
+
+test.serial('killing a deviceShifu container: the kubelet restarts it and calls succeed again, with no controller action', async (t) => {
+  const [pod] = await readyPods(kube, 'deviceshifu', 'app=thermometer-0-deployment');
+  const deployment = await kube.apps.readNamespacedDeployment({ name: 'thermometer-0-deployment', namespace: 'deviceshifu' });
+  const service = await kube.core.readNamespacedService({ name: 'thermometer-0', namespace: 'deviceshifu' });
+  const ip = service.spec?.clusterIP ?? '';
+  t.is((await httpGet(ip, 80, '/read_value')).status, 200);
+  await killContainer(pod!, 'deviceshifu');
+  const restarted = await waitFor('the kubelet to restart the deviceShifu', async () => {
+    const p = await kube.core.readNamespacedPod({ name: pod!.metadata!.name!, namespace: 'deviceshifu' });
+    const status = p.status?.containerStatuses?.[0];
+    return (status?.restartCount ?? 0) >= 1 && status?.ready === true ? p : undefined;
+  }, { timeoutMs: 120_000 });
+  t.is(restarted.metadata?.uid, pod!.metadata?.uid, 'the same pod: restarted in place by the kubelet, not replaced');
+  const answer = await waitFor('calls to succeed again', async () => {
+    const res = await httpGet(ip, 80, '/read_value').catch(() => undefined);
+    return res?.status === 200 ? res : undefined;
+  }, { timeoutMs: 60_000 });
+  t.regex(answer.body.trim(), /^\d+$/);
+  const now = await kube.apps.readNamespacedDeployment({ name: 'thermometer-0-deployment', namespace: 'deviceshifu' });
+  t.is(now.metadata?.generation, deployment.metadata?.generation, 'the controller did not touch the Deployment');
+});
+
+test.serial('a load run under the manifests\' memory limits: no container is OOM-killed', async (t) => {
+  const services = await Promise.all(deviceNames(5).map((d) => kube.core.readNamespacedService({ name: d, namespace: 'deviceshifu' })));
+  const ips = services.map((s) => s.spec?.clusterIP ?? '');
+  // 5 devices x 400 calls, 16 at a time, through the ClusterIPs: deviceShifu, the mock and kube-proxy's path
+  let ok = 0;
+  const queue = ips.flatMap((ip) => Array.from({ length: 400 }, () => ip));
+  await Promise.all(Array.from({ length: 16 }, async () => {
+    for (let ip = queue.pop(); ip !== undefined; ip = queue.pop()) {
+      if ((await httpGet(ip, 80, '/read_value').catch(() => ({ status: 0 }))).status === 200) ok++;
+    }
+  }));
+  t.true(ok >= 1990, `${ok} of 2000 calls answered`);
+  // the controller and shifud through 12 more devices at once
+  await addThermometers(kube, DEVICES, Array.from({ length: 12 }, (_, i) => `load-${i}`));
+  await readyPods(kube, 'deviceshifu', 'app.kubernetes.io/name=deviceshifu', 17);
+  for (const namespace of [SYSTEM, 'deviceshifu', DEVICES]) {
+    for (const pod of (await kube.core.listNamespacedPod({ namespace })).items) {
+      for (const status of pod.status?.containerStatuses ?? []) {
+        const reasons = [status.lastState?.terminated?.reason, status.state?.terminated?.reason];
+        t.false(reasons.includes('OOMKilled'), `${namespace}/${pod.metadata?.name ?? ''} ${status.name}`);
+      }
+    }
+  }
+});

@@ -1,0 +1,121 @@
+// edgeshifu installed on a real node as a user installs it: `kubectl apply -k` of the single-node
+// overlay with the image built here (npm run image:build) imported into the node's containerd.
+// The kubelet really runs every pod: the controller in-cluster with its ServiceAccount, Lease,
+// probes and restricted security context; shifud reporting the node's own resources; a mock
+// device from the same image; the deviceShifu the controller makes for its EdgeDevice, called
+// through its Service's ClusterIP; its status writes allowed by its Role, and nothing more.
+import test from 'ava';
+import { request } from 'node:https';
+import { readFile } from 'node:fs/promises';
+import { CoordinationV1Api } from '@kubernetes/client-node';
+import type { Kube } from '../support/cluster.ts';
+import type { RealNodeCluster } from '../support/realnode/node.ts';
+import { waitFor } from '../support/wait.ts';
+import { GROUP, VERSION } from '../../shared/crds/resources.ts';
+import { join } from 'node:path';
+import { addThermometers, applyKustomization, applyObjects, httpGet, readyPods, realNodeWithImage, REPO } from './support.ts';
+
+let node: RealNodeCluster;
+let kube: Kube;
+const SYSTEM = 'edgeshifu-system';
+const DEVICES = 'devices';
+
+test.serial.before(async () => {
+  ({ node, kube } = await realNodeWithImage());
+});
+test.after.always(async () => { await (node as RealNodeCluster | undefined)?.stop(); });
+
+test.serial('the single-node overlay runs the controller in-cluster on the real node: Lease, probes, restricted security context', async (t) => {
+  await applyKustomization(kube, join(REPO, 'manifests', 'overlays', 'single-node'));
+  const [pod] = await readyPods(kube, SYSTEM, 'app.kubernetes.io/name=edgeshifu-controller');
+  t.is(pod?.spec?.nodeName, node.nodeName);
+  t.is(pod?.spec?.serviceAccountName, 'edgeshifu-controller');
+  const status = pod?.status?.containerStatuses?.[0];
+  t.true(status?.ready, 'the readiness probe passes (kubelet probes /readyz)');
+  t.is(status?.restartCount, 0, 'the liveness probe never failed');
+  t.true(status?.imageID !== undefined && status.imageID !== '', 'the kubelet ran the image built here');
+  const security = pod?.spec?.containers[0]?.securityContext;
+  t.is(security?.readOnlyRootFilesystem, true);
+  t.deepEqual(security?.capabilities?.drop, ['ALL']);
+  const lease = await waitFor('the controller to hold its Lease', async () => {
+    const l = await kube.kc.makeApiClient(CoordinationV1Api).readNamespacedLease({ name: 'edgeshifu-controller', namespace: SYSTEM });
+    return l.spec?.holderIdentity === pod?.metadata?.name ? l : undefined;
+  }, { timeoutMs: 60_000 });
+  t.is(lease.spec?.holderIdentity, pod?.metadata?.name, 'in-cluster auth (token, CA, KUBERNETES_SERVICE_HOST) reached the API');
+});
+
+test.serial('shifud on the real node reports the node\'s own resources', async (t) => {
+  const [pod] = await readyPods(kube, SYSTEM, 'app.kubernetes.io/name=shifud');
+  t.is(pod?.spec?.nodeName, node.nodeName);
+  const kubeNode = await kube.core.readNode({ name: node.nodeName });
+  const edgeNode = await waitFor('shifud to report the real node', async () => {
+    const found = await kube.custom.getClusterCustomObject({ group: GROUP, version: VERSION, plural: 'edgenodes', name: node.nodeName }) as { status?: { capacity?: { cpu?: string; memory?: string }; lastHeartbeatTime?: string } };
+    return found.status?.capacity?.memory !== undefined ? found : undefined;
+  }, { timeoutMs: 120_000 });
+  const memKi = (q: string): number => Number(/^(\d+)Ki$/.exec(q)?.[1] ?? NaN);
+  const reported = edgeNode.status?.capacity?.memory ?? '';
+  t.truthy(edgeNode.status?.lastHeartbeatTime);
+  t.log(`EdgeNode capacity ${JSON.stringify(edgeNode.status?.capacity)}; Node capacity ${JSON.stringify(kubeNode.status?.capacity)}`);
+  const nodeMem = memKi(kubeNode.status?.capacity?.memory ?? '');
+  const parsed = /^(\d+)(Ki|Mi|Gi)?$/.exec(reported);
+  const factor = { Ki: 1, Mi: 1024, Gi: 1024 * 1024 } as const;
+  const reportedKi = parsed === null ? NaN : Number(parsed[1]) * (parsed[2] === undefined ? 1 / 1024 : factor[parsed[2] as keyof typeof factor]);
+  t.true(Math.abs(reportedKi - nodeMem) / nodeMem < 0.05, `shifud's memory ${reported} is the host's (${kubeNode.status?.capacity?.memory})`);
+});
+
+/** The API as a pod's ServiceAccount sees it: a token from the TokenRequest API. */
+async function asServiceAccount(account: { namespace: string; name: string }, method: string, path: string, body: unknown): Promise<number> {
+  const token = (await kube.core.createNamespacedServiceAccountToken({ ...account, body: { spec: { audiences: [], expirationSeconds: 600 } } })).status?.token ?? '';
+  const ca = await readFile(node.cluster.certificates.caCert);
+  const url = new URL(node.cluster.server);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: url.hostname, port: url.port, path, method, ca, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/merge-patch+json' } }, (res) => { res.resume(); resolve(res.statusCode ?? 0); });
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+test.serial('a mock device pod, its EdgeDevice, and the deviceShifu the kubelet runs answer /read_value through the Service ClusterIP', async (t) => {
+  await kube.core.createNamespace({ body: { metadata: { name: DEVICES } } });
+  await addThermometers(kube, DEVICES, ['edgedevice-thermometer']);
+  const [mock] = await readyPods(kube, DEVICES, 'app=thermometer-mock');
+  t.is(mock?.spec?.nodeName, node.nodeName, 'the mock device runs as a pod from the same image');
+  const [pod] = await readyPods(kube, 'deviceshifu', 'app=edgedevice-thermometer-deployment');
+  t.is(pod?.spec?.nodeName, node.nodeName, 'the kubelet runs the deviceShifu');
+  const service = await kube.core.readNamespacedService({ name: 'edgedevice-thermometer', namespace: 'deviceshifu' });
+  const ip = service.spec?.clusterIP ?? '';
+  const port = service.spec?.ports?.[0]?.port ?? 80;
+  const answer = await waitFor('the deviceShifu to answer through its ClusterIP', async () => {
+    const res = await httpGet(ip, port, '/read_value');
+    return res.status === 200 ? res : undefined;
+  }, { timeoutMs: 60_000 });
+  const value = Number(answer.body.trim());
+  t.true(value >= 10 && value <= 30, `the thermometer's reading, got ${answer.body}`);
+});
+
+test.serial('the deviceShifu writes its own EdgeDevice status under its Role, and its ServiceAccount may write nothing more', async (t) => {
+  const device = await waitFor('the deviceShifu to write its EdgeDevice status', async () => {
+    const d = await kube.custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: DEVICES, plural: 'edgedevices', name: 'edgedevice-thermometer' }) as { status?: { edgedevicephase?: string } };
+    return d.status?.edgedevicephase === 'Running' ? d : undefined;
+  }, { timeoutMs: 60_000 });
+  t.is(device.status?.edgedevicephase, 'Running', 'only the deviceShifu judges a device Running (its telemetry poll answered)');
+  const sa = { namespace: 'deviceshifu', name: 'deviceshifu-edgedevice-thermometer' };
+  const own = `/apis/${GROUP}/${VERSION}/namespaces/${DEVICES}/edgedevices/edgedevice-thermometer/status`;
+  t.is(await asServiceAccount(sa, 'PATCH', own, { status: { edgedevicephase: 'Running' } }), 200, 'its own status: allowed');
+  await applyObjects(kube, [{ apiVersion: `${GROUP}/${VERSION}`, kind: 'EdgeDevice', metadata: { name: 'other-device', namespace: DEVICES },
+    spec: { sku: 'Thermometer', connection: 'Ethernet', protocol: 'HTTP', address: '10.96.0.250:11111' } }]);
+  const other = `/apis/${GROUP}/${VERSION}/namespaces/${DEVICES}/edgedevices/other-device/status`;
+  t.is(await asServiceAccount(sa, 'PATCH', other, { status: { edgedevicephase: 'Failed' } }), 403, 'another device\'s status: forbidden');
+  t.is(await asServiceAccount(sa, 'PATCH', own.replace(/\/status$/, ''), { spec: { address: '10.0.0.1:1' } }), 403, 'its own spec: forbidden');
+  await kube.custom.deleteNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: DEVICES, plural: 'edgedevices', name: 'other-device' });
+});
+
+test.serial('deleting the EdgeDevice removes its deviceShifu pod and Service', async (t) => {
+  await kube.custom.deleteNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: DEVICES, plural: 'edgedevices', name: 'edgedevice-thermometer' });
+  await waitFor('the deviceShifu pod and Service to go', async () => {
+    const pods = await kube.core.listNamespacedPod({ namespace: 'deviceshifu', labelSelector: 'app=edgedevice-thermometer-deployment' });
+    const services = await kube.core.listNamespacedService({ namespace: 'deviceshifu', fieldSelector: 'metadata.name=edgedevice-thermometer' });
+    return pods.items.length === 0 && services.items.length === 0 ? true : undefined;
+  }, { timeoutMs: 120_000 });
+  t.pass();
+});

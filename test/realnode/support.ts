@@ -1,0 +1,111 @@
+// What the real-node tests share: the cluster with its real node, the image built here on it,
+// kubectl apply -k of an overlay, and HTTP calls from the host to a Service's ClusterIP.
+import { request } from 'node:http';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative, resolve } from 'node:path';
+import type { V1Pod } from '@kubernetes/client-node';
+import { parse, stringify } from 'yaml';
+import { GROUP, VERSION } from '../../shared/crds/resources.ts';
+import { buildImage } from '../../image/build.ts';
+import { Kube } from '../support/cluster.ts';
+import { kubectl } from '../support/kubectl.ts';
+import { startRealNodeCluster, type RealNodeCluster } from '../support/realnode/node.ts';
+import { waitFor } from '../support/wait.ts';
+
+export const REPO = resolve(import.meta.dirname, '..', '..');
+
+export async function realNodeWithImage(): Promise<{ node: RealNodeCluster; kube: Kube }> {
+  const dir = await mkdtemp(join(tmpdir(), 'edgeshifu-realnode-image-'));
+  try {
+    const image = await buildImage(join(dir, 'edgeshifu.oci.tar'), () => undefined);
+    const node = await startRealNodeCluster({ images: [image.archive] });
+    return { node, kube: new Kube(node.cluster.kubeconfigPath) };
+  } finally {
+    // imported into the node's containerd by now
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** `kubectl apply -k` of a kustomization: a repository overlay, or one written here on top of it. */
+export async function applyKustomization(kube: Kube, dir: string): Promise<void> {
+  const applied = await kubectl(kube.kubeconfigPath, ['apply', '-k', dir]);
+  if (applied.code !== 0) throw new Error(`kubectl apply -k ${dir} failed: ${applied.stderr}`);
+}
+
+/** A kustomization over a repository overlay with extra JSON patches (as a user's own overlay would be). */
+export async function overlayOn(base: string, patches: readonly { target: Record<string, string>; patch: unknown[] }[]): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'edgeshifu-overlay-'));
+  await writeFile(join(dir, 'kustomization.yaml'), stringify({
+    apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization',
+    // kustomize takes a base by relative path only
+    resources: [relative(dir, join(REPO, 'manifests', 'overlays', base))],
+    patches: patches.map((p) => ({ target: p.target, patch: stringify(p.patch) })),
+  }));
+  return dir;
+}
+
+/** GET http://<host>:<port><path> from the host (a ClusterIP answers here through kube-proxy). */
+export async function httpGet(host: string, port: number, path: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolvePromise, reject) => {
+    const req = request({ host, port, path, timeout: 10_000 }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => { body += chunk; }).on('end', () => { resolvePromise({ status: res.statusCode ?? 0, body }); });
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const isReady = (pod: V1Pod): boolean => pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
+
+/** Waits until `count` pods matching the selector are Ready (on any node); returns them. */
+export async function readyPods(kube: Kube, namespace: string, selector: string, count = 1): Promise<V1Pod[]> {
+  return waitFor(`${count} Ready pod(s) ${selector} in ${namespace}`, async () => {
+    const pods = (await kube.core.listNamespacedPod({ namespace, labelSelector: selector })).items.filter((p) => p.metadata?.deletionTimestamp === undefined);
+    return pods.filter(isReady).length >= count ? pods.filter(isReady) : undefined;
+  }, { timeoutMs: 180_000, intervalMs: 250 });
+}
+
+/** The containerd id of a pod's container (for killing it as a crash would). */
+export function containerId(pod: V1Pod, name: string): string {
+  const id = pod.status?.containerStatuses?.find((c) => c.name === name)?.containerID ?? '';
+  return id.replace(/^containerd:\/\//, '');
+}
+
+export async function applyObjects(kube: Kube, objects: readonly object[]): Promise<void> {
+  const applied = await kubectl(kube.kubeconfigPath, ['apply', '-f', '-'], objects.map((o) => stringify(o)).join('---\n'));
+  if (applied.code !== 0) throw new Error(`kubectl apply failed: ${applied.stderr}`);
+}
+
+export const IMAGE = 'ghcr.io/edgeshifu/edgeshifu:0.1.0';
+
+/** Shifu's thermometer mock as a Deployment + Service from the one image (`args: [mockdevice, thermometer]`). */
+export function thermometerMock(namespace: string): object[] {
+  const labels = { app: 'thermometer-mock' };
+  return [
+    { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'thermometer-mock', namespace },
+      spec: { replicas: 1, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: {
+        securityContext: { runAsNonRoot: true, runAsUser: 65532, seccompProfile: { type: 'RuntimeDefault' } },
+        containers: [{ name: 'mock', image: IMAGE, args: ['mockdevice', 'thermometer'],
+          env: [{ name: 'MOCKDEVICE_PORT', value: '11111' }, { name: 'EDGESHIFU_BIND_ADDRESS', value: '0.0.0.0' }],
+          ports: [{ containerPort: 11111 }], readinessProbe: { tcpSocket: { port: 11111 }, periodSeconds: 2 },
+          resources: { limits: { memory: '96Mi' } },
+          securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } } }] } } } },
+    { apiVersion: 'v1', kind: 'Service', metadata: { name: 'thermometer', namespace }, spec: { selector: labels, ports: [{ port: 11111, targetPort: 11111 }] } },
+  ];
+}
+
+/**
+ * The thermometer mock (once), Shifu's thermometer ConfigMap, and one EdgeDevice per name pointing
+ * at the mock's ClusterIP: no cluster DNS here, so the address is the Service's IP, not its name.
+ */
+export async function addThermometers(kube: Kube, namespace: string, names: readonly string[]): Promise<void> {
+  await applyObjects(kube, thermometerMock(namespace));
+  const configMap = parse(await readFile(join(REPO, 'test', 'support', 'shifu', 'thermometer-configmap.yaml'), 'utf8')) as object;
+  await applyObjects(kube, [configMap]);
+  const mock = await kube.core.readNamespacedService({ name: 'thermometer', namespace });
+  await applyObjects(kube, names.map((name) => ({ apiVersion: `${GROUP}/${VERSION}`, kind: 'EdgeDevice', metadata: { name, namespace },
+    spec: { sku: 'Thermometer', connection: 'Ethernet', protocol: 'HTTP', address: `${mock.spec?.clusterIP ?? ''}:11111`, configMapName: 'thermometer-configmap-0.0.1' } })));
+}
