@@ -19,7 +19,7 @@ import type { Resources } from '../drone/model.ts';
 import { keysOf, neighbourOf, type Federation } from '../drone/neighbours.ts';
 import { droneKeyring } from '../drone/config.ts';
 import { Keyring } from '../../shared/bus/signing.ts';
-import { listenAddress, rateLimits, type OffloadSettings } from './settings.ts';
+import { brokerPace, listenAddress, rateLimits, type OffloadSettings } from './settings.ts';
 import { isLoopback } from '../../shared/bus/client.ts';
 import { admissionPolicy, imagePrefixes } from './admission.ts';
 import { OffloadApi } from './kube.ts';
@@ -126,7 +126,7 @@ export class DroneFederation {
     if (settings.droneBrokerUrl === undefined) {
       const { host, port } = listenAddress(settings.droneBrokerListen);
       plainListenRefusal(host, tls !== undefined, settings.droneAllowInsecure);
-      this.broker = new EmbeddedBroker({ owner: settings.droneCluster, host, port, users: await this.brokerUsers(), logger: logger.child({ part: 'broker' }), ...(tls === undefined ? {} : { tls }) });
+      this.broker = new EmbeddedBroker({ owner: settings.droneCluster, host, port, users: await this.brokerUsers(), logger: logger.child({ part: 'broker' }), pace: brokerPace(settings.droneBrokerPace), ...(tls === undefined ? {} : { tls }) });
       const started = await this.broker.start();
       this.brokerUrl = `${tls === undefined ? 'mqtt' : 'mqtts'}://${host === '0.0.0.0' ? '127.0.0.1' : host}:${started.port}`;
     } else this.brokerUrl = settings.droneBrokerUrl;

@@ -10,7 +10,9 @@ import type { RateLimit, RateLimits } from '../../shared/bus/guard.ts';
  * component every lease/3 s, votes in bursts when many jobs are put to auction at once), and far
  * below what a flood costs a receiver (bench/bus-flood.ts).
  */
-export const DEFAULT_RATE_LIMITS = 'default=200/400,slice-advert=20/40,votes=500/1000,sealed-vote=500/1000,lease=200/400';
+export const DEFAULT_RATE_LIMITS = 'default=100/200,slice-advert=20/40,votes=100/200,sealed-vote=100/200,lease=50/100';
+/** Every message a neighbour's login publishes on the embedded broker, all origins it relays together. */
+export const DEFAULT_BROKER_PACE = '1000/1000';
 
 const T = DroneSettings.properties;
 
@@ -27,6 +29,7 @@ export const OffloadSettings = Type.Object({
   droneTlsSecret: Type.Optional(Type.String({ pattern: '^[a-z0-9-]+/[a-z0-9.-]+$', description: 'namespace/name of the Secret with this member\'s broker certificate (tls.crt, tls.key) and the federation CA (ca.crt), as `edgeshifu federation member` makes it: the embedded broker serves mqtts with it, and an external broker is verified against ca.crt.' })),
   droneAllowInsecure: Type.Boolean({ default: false, description: 'Accept plain MQTT off loopback (an embedded broker listening on another address without --drone-tls-secret, or a plain --drone-broker-url to another host): passwords and messages cross the network in clear.' }),
   droneRateLimits: Type.String({ default: DEFAULT_RATE_LIMITS, description: 'Token buckets per neighbour, origin and kind: "kind=perSecond/burst,..." with "default" for the other kinds.' }),
+  droneBrokerPace: Type.String({ default: DEFAULT_BROKER_PACE, pattern: '^\\d+(\\.\\d+)?/\\d+$', description: 'perSecond/burst: publishes the embedded broker takes from each neighbour login before it holds the rest (TCP backpressure slows the sender).' }),
   droneReplayWindowSeconds: Type.Integer({ minimum: 1, maximum: 86_400, default: 300, description: 'Messages whose sender timestamp is older than this (or more than a tenth of it ahead) are dropped as replays; members\' clocks must agree within that.' }),
   droneLeaseSeconds: Type.Integer({ minimum: 3, maximum: 86_400, default: 60, description: 'A host drops what an origin stopped renewing for this long; keep it well above a leader fail-over (about 16 s).' }),
   droneReleaseTimeoutSeconds: Type.Integer({ minimum: 1, default: 30, description: 'A deleted deployment waits this long for its hosts\' DEL_ACK.' }),
@@ -66,4 +69,11 @@ export function rateLimits(value: string): RateLimits {
   }
   const { default: fallback, ...rest } = byKind;
   return { default: fallback ?? { perSecond: 200, burst: 400 }, byKind: rest };
+}
+
+/** "perSecond/burst" → RateLimit. */
+export function brokerPace(value: string): RateLimit {
+  const [perSecond = Number.NaN, burst = Number.NaN] = value.split('/').map(Number);
+  if (!(perSecond > 0) || !(burst >= 1)) throw new EdgeshifuError('invalid', `--drone-broker-pace must be perSecond/burst, e.g. 1000/1000, got "${value}"`);
+  return { perSecond, burst };
 }

@@ -55,6 +55,36 @@ export class RateLimiter {
   }
 }
 
+/**
+ * Transport-level pacing (the embedded broker): a bucket per login that may run into debt; each
+ * publish over the rate waits until its token is due. The broker holds the publish that long, and
+ * aedes reads no more of that connection until every publish of the batch it read is done, so a
+ * flooding neighbour is slowed by TCP backpressure instead of costing this process its traffic.
+ */
+export class Pacer {
+  private readonly limit: RateLimit;
+  private readonly buckets = new Map<string, Bucket>();
+
+  constructor(limit: RateLimit) {
+    if (!(limit.perSecond > 0) || !(limit.burst >= 1)) throw new EdgeshifuError('invalid', `broker pace needs perSecond > 0 and burst >= 1, got ${JSON.stringify(limit)}`);
+    this.limit = limit;
+  }
+
+  /** Milliseconds the next publish of `login` must wait (0: at once); takes its token either way. */
+  wait(login: string, now: number): number {
+    const { perSecond, burst } = this.limit;
+    const bucket = this.buckets.get(login) ?? { tokens: burst, at: now };
+    bucket.tokens = Math.min(burst, bucket.tokens + (Math.max(0, now - bucket.at) * perSecond) / 1000) - 1;
+    bucket.at = now;
+    this.buckets.set(login, bucket);
+    return bucket.tokens >= 0 ? 0 : Math.ceil((-bucket.tokens * 1000) / perSecond);
+  }
+
+  forget(login: string): void {
+    this.buckets.delete(login);
+  }
+}
+
 export interface ReplayWindow {
   /** Oldest sender timestamp accepted, ms before the receiver's clock. */
   readonly pastMs: number;

@@ -114,3 +114,29 @@ for (const b of brokers) {
     t.deepEqual(got.map((m) => m.id), ['gamma.genuine-0001'], 'only the genuine message was handed on, once');
   });
 }
+
+test('aedes: the broker paces a flooding login (it waits, on TCP backpressure) while another login\'s message goes straight through', async (t) => {
+  const PACE = { perSecond: 50, burst: 10 };
+  const { broker, url } = await startAedes('alpha', CLUSTERS, { pace: PACE });
+  t.teardown(() => broker.stop());
+  const arrivals: Array<{ sender: string; at: number }> = [];
+  const alpha = await client(t, url, 'alpha');
+  await alpha.subscribe(['edgeshifu/v1/+/fed/#'], (m) => arrivals.push({ sender: m.sender, at: Date.now() }));
+  const beta = await client(t, url, 'beta');
+  const gamma = await client(t, url, 'gamma');
+  const FLOOD = 100;
+  const started = Date.now();
+  const flood = Promise.all(Array.from({ length: FLOOD }, (_, i) => beta.publish(broadcastTopic('beta', 'slice-advert'), { ...advert, seq: i })));
+  await waitFor('the flood held by the broker', () => (broker.paced > 0 ? true : undefined), { timeoutMs: 10_000 });
+  await gamma.publish(broadcastTopic('gamma', 'slice-advert'), advert);
+  await waitFor('gamma\'s advert', () => (arrivals.some((a) => a.sender === 'gamma') ? true : undefined), { timeoutMs: 10_000 });
+  const betaBefore = arrivals.filter((a) => a.sender === 'beta').length;
+  t.true(betaBefore < FLOOD, `gamma's advert did not wait behind beta's flood (${betaBefore} of ${FLOOD} through)`);
+  await flood;
+  await waitFor('the whole flood, paced', () => (arrivals.filter((a) => a.sender === 'beta').length === FLOOD ? true : undefined), { timeoutMs: 30_000 });
+  // Never more than the burst plus the rate since the flood started (a slow machine only delivers fewer).
+  for (const [i, a] of arrivals.filter((x) => x.sender === 'beta').entries()) {
+    t.true(i + 1 <= PACE.burst + Math.ceil(((a.at - started) * PACE.perSecond) / 1000) + 1, `message ${i + 1} at ${a.at - started} ms`);
+  }
+  t.true(broker.paced >= FLOOD - PACE.burst - 1);
+});

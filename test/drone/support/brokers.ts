@@ -5,7 +5,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EmbeddedBroker, type BrokerUser } from '../../../shared/bus/broker.ts';
+import { EmbeddedBroker, type BrokerUser, type EmbeddedBrokerOptions } from '../../../shared/bus/broker.ts';
 import { mosquittoAcl } from '../../../shared/bus/mosquitto.ts';
 import { waitFor } from '../../support/wait.ts';
 
@@ -17,8 +17,8 @@ export function user(cluster: string): BrokerUser {
   return { username: cluster, password: password(cluster), cluster };
 }
 
-export async function startAedes(owner: string, clusters: readonly string[]): Promise<{ broker: EmbeddedBroker; url: string; port: number }> {
-  const broker = new EmbeddedBroker({ owner, host: '127.0.0.1', port: 0, users: clusters.map(user) });
+export async function startAedes(owner: string, clusters: readonly string[], extra: Pick<EmbeddedBrokerOptions, 'pace'> = {}): Promise<{ broker: EmbeddedBroker; url: string; port: number }> {
+  const broker = new EmbeddedBroker({ owner, host: '127.0.0.1', port: 0, users: clusters.map(user), ...extra });
   const { url, port } = await broker.start();
   return { broker, url, port };
 }
