@@ -77,7 +77,7 @@ const brokers = [
 ];
 
 for (const kind of brokers) {
-  test(`${kind.name}: two members joined by \`edgeshifu federation join\` talk over mqtts, signed, and a wrong CA is refused`, async (t) => {
+  test(`${kind.name}: two members joined by \`edgeshifu federation join\` talk over mqtts, signed, a wrong CA or host name is refused`, async (t) => {
     const dir = await folder(t);
     const [portA, portB] = [await freePort(), await freePort()];
     const a = await join(dir, 'a', 'b', portB);
@@ -123,6 +123,13 @@ for (const kind of brokers) {
     const error = await waitFor('a certificate error', () => stranger.lastError, { timeoutMs: 10_000 });
     t.regex(error, /certificate|self.signed|unable to verify/i);
     t.false(stranger.connected);
+
+    // The right CA, but a host name the certificate does not list (it names 127.0.0.1): refused.
+    const misnamed = droneBusClient({ url: bUrl.replace('127.0.0.1', 'localhost'), cluster: 'a', username: 'a', password: text(find(b, 'Secret', 'edgeshifu-drone-users'), 'a'), tls: { ca: caB }, backoff: { initialMs: 50, maxMs: 200 } }, codec);
+    t.teardown(() => misnamed.stop());
+    void misnamed.start().catch(() => undefined);
+    t.regex(await waitFor('a host name error', () => misnamed.lastError, { timeoutMs: 10_000 }), /altnames|does not match/i);
+    t.false(misnamed.connected);
   });
 }
 
