@@ -7,7 +7,7 @@ import type { CustomObject } from '../../shared/crds/resources.ts';
 import type { FederationSpec, FederationStatus } from '../../shared/crds/federation.ts';
 import { publicKeyFrom } from '../../shared/bus/signing.ts';
 import { EdgeshifuError } from '../../shared/errors.ts';
-import { isLoopback } from '../../shared/bus/client.ts';
+import { isLoopback } from '../../shared/bus/transport.ts';
 
 function hostOf(url: string): string {
   try {

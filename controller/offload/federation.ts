@@ -20,7 +20,7 @@ import { keysOf, neighbourOf, type Federation } from '../drone/neighbours.ts';
 import { droneKeyring } from '../drone/config.ts';
 import { Keyring } from '../../shared/bus/signing.ts';
 import { brokerPace, listenAddress, rateLimits, type OffloadSettings } from './settings.ts';
-import { isLoopback } from '../../shared/bus/client.ts';
+import { isLoopback } from '../../shared/bus/transport.ts';
 import { admissionPolicy, imagePrefixes } from './admission.ts';
 import { OffloadApi } from './kube.ts';
 import type { Condition } from '../../shared/crds/schema.ts';

@@ -18,6 +18,8 @@ import { covers, filterOf, matchLevels, type Filter } from './filters.ts';
 import { busMetrics, type BusMetrics } from './metrics.ts';
 import type { EmbeddedBroker } from './broker.ts';
 import { dedupTtl, outsideWindow, RateLimiter, type RateLimits, type ReplayWindow } from './guard.ts';
+import { insecureRefusal } from './transport.ts';
+
 import type { Keyring } from './signing.ts';
 import { parseTopic, type TopicInfo } from './topics.ts';
 
@@ -469,24 +471,3 @@ export class BusClient<M extends Envelope> {
   }
 }
 
-const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|::1|::ffff:127(\.\d{1,3}){3})$/i;
-
-/** Whether `host` (a URL's host name, IPv6 without brackets) is a loopback address. */
-export function isLoopback(host: string): boolean {
-  return LOOPBACK.test(host);
-}
-
-/** Throws 'invalid' for a plain-text URL to a host off this machine, unless allowInsecure says so. */
-function insecureRefusal(options: BusOptions): void {
-  if (options.allowInsecure === true || options.broker !== undefined) return;
-  let url: URL;
-  try {
-    url = new URL(options.url);
-  } catch {
-    throw new EdgeshifuError('invalid', `broker URL "${options.url}" is not a URL; use mqtts://host:8883`);
-  }
-  if (!['mqtt:', 'tcp:', 'ws:'].includes(url.protocol)) return;
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (isLoopback(host)) return;
-  throw new EdgeshifuError('invalid', `broker URL ${url.protocol}//${url.host} is plain text to a host that is not loopback: passwords and every message would cross the network in clear. Use mqtts://${url.hostname}:8883 with the federation CA (edgeshifu federation), or set the insecure flag (--drone-allow-insecure / Federation spec.insecure: true) to accept it.`);
-}
