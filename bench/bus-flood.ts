@@ -71,6 +71,8 @@ async function row(name: string, slug: string, opts: { flood: boolean; limited: 
     await o.client.subscribe(['edgeshifu/v1/f/fed/#'], () => { fromF += 1; });
     let child: ReturnType<typeof fork> | undefined;
     if (opts.flood) {
+      // A row that fails must not leave the flooder running: it goes with the row's cleanups.
+      cleanups.push(() => { if (child?.exitCode === null) child.kill(); });
       child = fork(fileURLToPath(import.meta.url), ['--flooder', o.url, clusters.get('p1')!.url], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
       await new Promise<void>((resolve) => { child!.once('message', () => { resolve(); }); });
     }
