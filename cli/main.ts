@@ -10,13 +10,14 @@ import * as deviceList from './commands/device-list.ts';
 import * as deviceRm from './commands/device-rm.ts';
 import * as edgemap from './commands/edgemap.ts';
 import * as call from './commands/call.ts';
+import * as federationJoin from './commands/federation-join.ts';
 
 export interface Command {
   readonly spec: CommandSpec;
   run(ctx: CliContext): Promise<number>;
 }
 
-export const COMMANDS: readonly Command[] = [up, down, status, deviceAdd, deviceList, deviceRm, edgemap, call];
+export const COMMANDS: readonly Command[] = [up, down, status, deviceAdd, deviceList, deviceRm, edgemap, call, federationJoin];
 const SPECS = COMMANDS.map((c) => c.spec);
 
 function usageFailure(err: UsageError, terminal: Terminal): number {

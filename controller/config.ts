@@ -27,6 +27,7 @@ export const ControllerConfig = Type.Object({
   workers: Type.Integer({ minimum: 1, maximum: 64, default: 4, description: 'Reconciles running at once.' }),
   listenAddress: Type.String({ default: '127.0.0.1', description: 'Address of the HTTP server (health, metrics, edgeMap); 0.0.0.0 in a pod.' }),
   port: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
+  edgemapAuth: Type.Boolean({ default: false, description: 'Ask for a Kubernetes bearer token on the edgeMap and /metrics, checked with TokenReview and SubjectAccessReview (list edgedevices.shifu.edgenesis.io; get /metrics). Set it whenever the controller\'s HTTP is reachable from outside the cluster.' }),
   leaderElection: Type.Boolean({ default: true }),
   leaseNamespace: Type.String({ default: 'edgeshifu-system' }),
   leaseName: Type.String({ default: 'edgeshifu-controller' }),

@@ -13,6 +13,7 @@ import { controllerServer, listen } from './server.ts';
 import { EdgeMap } from '../edgemap/index.ts';
 import { edgeMapRouter } from '../edgemap/http/router.ts';
 import { EdgeMapTopology } from './edgemap-topology.ts';
+import { kubeReviewer, TokenGate, tokenGuard } from './http-auth.ts';
 
 
 export async function runController(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
@@ -33,6 +34,7 @@ export async function runController(argv: readonly string[], env: NodeJS.Process
     registry,
     logger,
     routes: [edgeMapRouter(map, { signal: shutdown.signal, logger, registry })],
+    ...(config.edgemapAuth ? { guard: tokenGuard(new TokenGate({ reviewer: kubeReviewer(client), logger })) } : {}),
     ready: () => !controller.synced ? { ok: false, detail: 'filling caches' }
       : { ok: true, detail: controller.leading ? 'leading' : 'caches synced; standing by for the lease' },
   });

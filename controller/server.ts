@@ -15,7 +15,14 @@ export interface ServerOptions {
   readonly ready: () => { ok: boolean; detail: string };
   readonly routes?: readonly HttpRoute[];
   readonly logger?: Logger;
+  /**
+   * Runs before /metrics and the routes (not the probes): true when it answered the request itself
+   * (http-auth.ts tokenGuard: 401/403 when the edgeMap is exposed).
+   */
+  readonly guard?: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
 }
+
+const PROBES = new Set(['/healthz', '/readyz']);
 
 function text(res: ServerResponse, status: number, body: string, type = 'text/plain; charset=utf-8'): void {
   res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) }).end(body);
@@ -42,6 +49,8 @@ async function answer(options: ServerOptions, req: IncomingMessage, res: ServerR
   try {
     // Node's own Date header loads ICU's time zone data (shared/time.ts); kubelet probes every few seconds
     setDateHeader(res);
+    const guard = options.guard;
+    if (guard !== undefined && !PROBES.has((req.url ?? '/').split('?')[0] ?? '/') && await guard(req, res)) return;
     if (probes(options, req, res)) return;
     for (const route of options.routes ?? []) if (await route(req, res)) return;
     text(res, 404, 'not found: the controller serves /healthz, /readyz, /metrics and /edgemap\n');

@@ -7,6 +7,15 @@ import type { CustomObject } from '../../shared/crds/resources.ts';
 import type { FederationSpec, FederationStatus } from '../../shared/crds/federation.ts';
 import { publicKeyFrom } from '../../shared/bus/signing.ts';
 import { EdgeshifuError } from '../../shared/errors.ts';
+import { isLoopback } from '../../shared/bus/transport.ts';
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return '';
+  }
+}
 
 export type Federation = CustomObject<FederationSpec, FederationStatus>;
 
@@ -27,7 +36,12 @@ export function neighbourOf(federation: Federation, secret: SecretData | undefin
   const password = decoded(secret, 'password');
   if (username === undefined || password === undefined) throw new EdgeshifuError('invalid', `${where} must have the keys username and password`);
   const ca = decoded(secret, 'ca.crt');
-  return { cluster: federation.spec.clusterId, url: federation.spec.brokerUrl, username, password, ...(ca === undefined ? {} : { tls: { ca } }) };
+  const insecure = federation.spec.insecure === true;
+  const plain = /^(mqtt|tcp|ws):\/\//.exec(federation.spec.brokerUrl);
+  if (plain !== null && !insecure && !isLoopback(hostOf(federation.spec.brokerUrl))) {
+    throw new EdgeshifuError('invalid', `Federation ${federation.metadata.name ?? '?'}: spec.brokerUrl ${federation.spec.brokerUrl} is plain text off this machine; use mqtts://<host>:8883 and put the federation CA in ${ref.namespace}/${ref.name} as ca.crt (edgeshifu federation), or set spec.insecure: true to accept it in clear`);
+  }
+  return { cluster: federation.spec.clusterId, url: federation.spec.brokerUrl, username, password, ...(ca === undefined ? {} : { tls: { ca } }), ...(insecure ? { insecure } : {}) };
 }
 
 export function weightsOf(federations: readonly Federation[]): Map<string, number> {

@@ -19,7 +19,8 @@ import type { Resources } from '../drone/model.ts';
 import { keysOf, neighbourOf, type Federation } from '../drone/neighbours.ts';
 import { droneKeyring } from '../drone/config.ts';
 import { Keyring } from '../../shared/bus/signing.ts';
-import { listenAddress, type OffloadSettings } from './settings.ts';
+import { brokerPace, listenAddress, rateLimits, type OffloadSettings } from './settings.ts';
+import { isLoopback } from '../../shared/bus/transport.ts';
 import { admissionPolicy, hostingPolicyOf, imagePrefixes, type HostingPolicy } from './admission.ts';
 import { OffloadApi } from './kube.ts';
 import type { Condition } from '../../shared/crds/schema.ts';
@@ -30,6 +31,12 @@ export interface FederationDeps {
   readonly settings: OffloadSettings & { droneCluster: string };
   readonly logger: Logger;
   readonly free: Resources;
+}
+
+/** An embedded broker off loopback serves TLS, unless insecure is asked for by name. */
+export function plainListenRefusal(host: string, tls: boolean, allowInsecure: boolean): void {
+  if (tls || allowInsecure || isLoopback(host)) return;
+  throw new EdgeshifuError('invalid', `the embedded broker would listen in plain text on ${host}: set --drone-tls-secret (EDGESHIFU_DRONE_TLS_SECRET) to the Secret \`edgeshifu federation member\` made, or --drone-allow-insecure to accept clear text`);
 }
 
 function secretRef(value: string): { namespace: string; name: string } {
@@ -120,20 +127,24 @@ export class DroneFederation {
   async start(): Promise<void> {
     const { settings, logger } = this.deps;
     const login = this.login;
+    const tls = await this.tlsMaterial();
     if (settings.droneBrokerUrl === undefined) {
       const { host, port } = listenAddress(settings.droneBrokerListen);
-      this.broker = new EmbeddedBroker({ owner: settings.droneCluster, host, port, users: await this.brokerUsers(), logger: logger.child({ part: 'broker' }) });
+      plainListenRefusal(host, tls !== undefined, settings.droneAllowInsecure);
+      this.broker = new EmbeddedBroker({ owner: settings.droneCluster, host, port, users: await this.brokerUsers(), logger: logger.child({ part: 'broker' }), pace: brokerPace(settings.droneBrokerPace), ...(tls === undefined ? {} : { tls }) });
       const started = await this.broker.start();
-      this.brokerUrl = `mqtt://${host === '0.0.0.0' ? '127.0.0.1' : host}:${started.port}`;
+      this.brokerUrl = `${tls === undefined ? 'mqtt' : 'mqtts'}://${host === '0.0.0.0' ? '127.0.0.1' : host}:${started.port}`;
     } else this.brokerUrl = settings.droneBrokerUrl;
+    const guard = { limits: rateLimits(settings.droneRateLimits), replayWindow: { pastMs: settings.droneReplayWindowSeconds * 1000, futureMs: settings.droneReplayWindowSeconds * 100 } };
+    const own = { ...guard, allowInsecure: settings.droneAllowInsecure, ...(tls === undefined ? {} : { tls: { ca: tls.ca } }) };
     const codec = droneCodec();
     // signs what this cluster publishes (with a key) and checks senders whose Federation has a public key
     this.keyring = droneKeyring(settings, new Map()) ?? new Keyring({ peers: new Map(), require: false });
     // The embedded broker runs in this process: the agent and the relay reach it in memory, not over a loopback socket (shared/bus/broker.ts connect).
     const embedded = this.broker === undefined ? {} : { broker: this.broker };
-    this.bus = droneBusClient({ url: this.brokerUrl, cluster: settings.droneCluster, ...login, keyring: this.keyring, ignoreOwn: true, logger, signal: this.stopping.signal, ...embedded }, codec);
+    this.bus = droneBusClient({ url: this.brokerUrl, cluster: settings.droneCluster, ...login, ...own, keyring: this.keyring, ignoreOwn: true, logger, signal: this.stopping.signal, ...embedded }, codec);
     await this.bus.start();
-    const relay = new FederationRelay<DroneMessage>({ cluster: settings.droneCluster, local: { url: this.brokerUrl, ...login, ...embedded }, neighbours: [], publisher: this.bus, logger, signal: this.stopping.signal }, codec);
+    const relay = new FederationRelay<DroneMessage>({ cluster: settings.droneCluster, local: { url: this.brokerUrl, ...login, ...own, ...embedded }, neighbours: [], publisher: this.bus, logger, signal: this.stopping.signal }, codec);
     this.relay = relay;
     await relay.start();
     for (const event of ['add', 'update', 'delete'] as const) this.federations.on(event, () => { void this.refreshNeighbours(); });
@@ -159,6 +170,21 @@ export class DroneFederation {
         this.deps.logger.debug({ federation: federation.metadata.name, err: err instanceof Error ? err.message : String(err) }, 'federation status not written; next round');
       }
     }
+  }
+
+  /** The member's certificate, key and the federation CA from --drone-tls-secret (edgeshifu federation member makes it). */
+  private async tlsMaterial(): Promise<{ key: string; cert: string; ca: string } | undefined> {
+    const ref = this.deps.settings.droneTlsSecret;
+    if (ref === undefined) return undefined;
+    const { namespace, name } = secretRef(ref);
+    const data = (await this.secret(namespace, name))?.data;
+    if (data === undefined) throw new EdgeshifuError('not-found', `the broker TLS Secret ${ref} does not exist: make it with \`edgeshifu federation member\``);
+    const value = (key: string): string => {
+      const v = data[key];
+      if (v === undefined) throw new EdgeshifuError('invalid', `the broker TLS Secret ${ref} has no ${key}: it needs tls.crt, tls.key and ca.crt (edgeshifu federation member)`);
+      return Buffer.from(v, 'base64').toString('utf8');
+    };
+    return { cert: value('tls.crt'), key: value('tls.key'), ca: value('ca.crt') };
   }
 
   /** The embedded broker's logins: this cluster, and every cluster listed in the users Secret. */

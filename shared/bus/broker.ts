@@ -9,6 +9,7 @@ import { Aedes, type AuthenticateError, type Client } from 'aedes';
 import { EdgeshifuError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { mayPublish, maySubscribe } from './acl.ts';
+import { Pacer, type RateLimit } from './guard.ts';
 
 export interface BrokerUser {
   readonly username: string;
@@ -25,6 +26,8 @@ export interface EmbeddedBrokerOptions {
   readonly users: readonly BrokerUser[];
   readonly tls?: { readonly key: string | Buffer; readonly cert: string | Buffer };
   readonly logger?: Logger;
+  /** Publishes per second each login other than the owner may make before the broker holds them (guard.ts Pacer). */
+  readonly pace?: RateLimit;
 }
 
 function digest(value: string | Buffer): Buffer {
@@ -45,10 +48,14 @@ export class EmbeddedBroker {
   private broker?: Aedes;
   private server?: Server;
   private readonly sockets = new Set<Socket | Duplex>();
+  private readonly pacer?: Pacer;
+  /** Publishes held back by the pace (tests, the benchmark). */
+  paced = 0;
 
   constructor(options: EmbeddedBrokerOptions) {
     this.options = options;
     this.users = new Map(options.users.map((u) => [u.username, u]));
+    if (options.pace !== undefined) this.pacer = new Pacer(options.pace);
   }
 
   /** Replaces the logins (e.g. after the credentials Secret changed); existing sessions stay. */
@@ -61,7 +68,7 @@ export class EmbeddedBroker {
       authenticate: (client, username, password, done) => { this.authenticate(client, username, password, done); },
       authorizePublish: (client, packet, done) => {
         const cluster = client === null ? this.options.owner : this.sessions.get(client);
-        if (cluster !== undefined && mayPublish({ cluster }, packet.topic)) { done(null); return; }
+        if (cluster !== undefined && mayPublish({ cluster }, packet.topic)) { this.paceThen(client, cluster, () => { done(null); }); return; }
         this.options.logger?.warn({ cluster, topic: packet.topic }, 'refused a publish outside the cluster\'s own topics');
         done(new EdgeshifuError('forbidden', `${cluster ?? 'unknown'} may not publish on ${packet.topic}`));
       },
@@ -110,6 +117,14 @@ export class EmbeddedBroker {
     client.once('close', () => { server.destroy(); });
     broker.handle(server);
     return client;
+  }
+
+  /** Runs `go` now, or once the login's token is due (a neighbour over its pace waits, and so does the rest of what it sent). */
+  private paceThen(client: Client | null, cluster: string, go: () => void): void {
+    const wait = client === null || cluster === this.options.owner || this.pacer === undefined ? 0 : this.pacer.wait(cluster, Date.now());
+    if (wait === 0) { go(); return; }
+    this.paced += 1;
+    setTimeout(go, wait).unref();
   }
 
   private authenticate(client: Client, username: string | undefined, password: Buffer | undefined, done: (error: AuthenticateError | null, success: boolean | null) => void): void {

@@ -17,6 +17,9 @@ import type { Envelope } from './envelope.ts';
 import { covers, filterOf, matchLevels, type Filter } from './filters.ts';
 import { busMetrics, type BusMetrics } from './metrics.ts';
 import type { EmbeddedBroker } from './broker.ts';
+import { dedupTtl, outsideWindow, RateLimiter, type RateLimits, type ReplayWindow } from './guard.ts';
+import { insecureRefusal } from './transport.ts';
+
 import type { Keyring } from './signing.ts';
 import { parseTopic, type TopicInfo } from './topics.ts';
 
@@ -62,6 +65,16 @@ export interface BusOptions {
   readonly broker?: Pick<EmbeddedBroker, 'connect'>;
   /** Called when the connection comes up (true) or goes down (false). */
   readonly onLink?: (connected: boolean) => void;
+  /**
+   * Token buckets per (publishing login, origin, kind), taken before a payload is parsed: a
+   * neighbour's flood is dropped (counted as rate-limited) without costing a parse. This cluster's
+   * own messages are not limited.
+   */
+  readonly limits?: RateLimits;
+  /** Messages whose sender timestamp is outside this window are dropped (counted as stale); ids are remembered at least as long. */
+  readonly replayWindow?: ReplayWindow;
+  /** Plain mqtt:// to a host that is not a loopback address: refused unless set (the traffic and the password cross the network in clear). */
+  readonly allowInsecure?: boolean;
 }
 
 export type Body<M> = M extends unknown ? Omit<M, keyof Envelope | 'kind'> & { kind: M extends { kind: infer K } ? K : never } : never;
@@ -108,7 +121,8 @@ const TOPIC_CACHE_SIZE = 8192;
 export class BusClient<M extends Envelope> {
   private readonly options: BusOptions;
   private readonly codec: MessageCodec<M>;
-  private readonly seen = new SeenIds();
+  private readonly seen: SeenIds;
+  private readonly limiter?: RateLimiter;
   /** Multi-recipient messages handed to this cluster's own handlers (their copies differ by topic, so `seen` tells them apart). */
   private readonly delivered = new SeenIds({ capacity: 10_000 });
   private readonly metrics: BusMetrics;
@@ -138,6 +152,9 @@ export class BusClient<M extends Envelope> {
     this.clock = options.clock ?? Date.now;
     this.delay = options.backoff?.initialMs ?? 100;
     this.qos = options.qos ?? 0;
+    this.seen = new SeenIds({ ttlMs: dedupTtl(options.replayWindow, 10 * 60_000) });
+    if (options.limits !== undefined) this.limiter = new RateLimiter(options.limits);
+    insecureRefusal(options);
   }
 
   get connected(): boolean {
@@ -306,9 +323,23 @@ export class BusClient<M extends Envelope> {
     return this.client;
   }
 
+  /** Takes a token from the bucket of the login that published this (never this cluster's own); true, and counted, when it is empty. */
+  private overRate(info: TopicInfo, now: number): boolean {
+    if (this.limiter === undefined || info.publisher === this.options.cluster || this.limiter.take(info.publisher, info.origin, info.kind, now)) return false;
+    this.metrics.limited.inc({ neighbour: info.publisher, kind: info.kind });
+    return true;
+  }
+
+  /** Why the sender's timestamp is outside the replay window, if it is. */
+  private stale(message: M, now: number): string | undefined {
+    const window = this.options.replayWindow;
+    return window === undefined ? undefined : outsideWindow(message.timestamp, now, window);
+  }
+
   private drop(reason: DropReason, topic: string, detail: string): void {
     this.metrics.dropped.inc({ reason });
-    if (reason !== 'duplicate') this.options.logger?.warn({ link: this.link, topic, reason, detail }, 'dropped a message');
+    // A flood is counted, not logged message by message (the log would be the next flood).
+    if (reason !== 'duplicate' && reason !== 'rate-limited') this.options.logger?.warn({ link: this.link, topic, reason, detail }, 'dropped a message');
   }
 
   private topicInfo(topic: string): TopicInfo | undefined {
@@ -350,6 +381,7 @@ export class BusClient<M extends Envelope> {
     // A copy of a message already accepted (relays deliver a broadcast once per path) is not even parsed.
     const peeked = copyKey(peekKey(payload), info);
     if (peeked !== undefined && this.seen.has(peeked, now)) return { ok: false, reason: 'duplicate', detail: peeked };
+    if (this.overRate(info, now)) return { ok: false, reason: 'rate-limited', detail: `${info.publisher} (for ${info.origin}) over its ${info.kind} rate` };
     const parsed = this.codec.parse(payload);
     if (!parsed.ok) return parsed;
     const key = peeked ?? copyKey(keyOf(parsed.value), info);
@@ -358,6 +390,8 @@ export class BusClient<M extends Envelope> {
     if (!decoded.ok) return decoded;
     const problem = this.mismatch(decoded.message, info);
     if (problem !== undefined) return { ok: false, ...problem };
+    const stale = this.stale(decoded.message, now);
+    if (stale !== undefined) return { ok: false, reason: 'stale', detail: stale };
     return { ok: true, message: decoded.message, key: key ?? decoded.message.id };
   }
 
@@ -436,3 +470,4 @@ export class BusClient<M extends Envelope> {
     }
   }
 }
+

@@ -11,7 +11,7 @@ import { Validator } from '../validation.ts';
 import { ENVELOPE, type Envelope } from './envelope.ts';
 
 /** Why a message was dropped; a label of the dropped-messages counter. */
-export type DropReason = 'too-large' | 'not-json' | 'unknown-kind' | 'invalid' | 'duplicate' | 'hop-limit' | 'wrong-sender' | 'wrong-recipient' | 'bad-signature';
+export type DropReason = 'too-large' | 'not-json' | 'unknown-kind' | 'invalid' | 'duplicate' | 'hop-limit' | 'wrong-sender' | 'wrong-recipient' | 'bad-signature' | 'rate-limited' | 'stale';
 
 export type Decoded<M> = { readonly ok: true; readonly message: M } | { readonly ok: false; readonly reason: DropReason; readonly detail: string };
 export type Parsed = { readonly ok: true; readonly value: Readonly<Record<string, unknown>> } | { readonly ok: false; readonly reason: DropReason; readonly detail: string };

@@ -8,6 +8,7 @@ export interface BusMetrics {
   readonly dropped: Counter<'reason'>;
   readonly connected: Gauge<'link'>;
   readonly reconnects: Counter<'link'>;
+  readonly limited: Counter<'neighbour' | 'kind'>;
 }
 
 export function busMetrics(registry: Registry): BusMetrics {
@@ -16,6 +17,7 @@ export function busMetrics(registry: Registry): BusMetrics {
     published: new Counter({ name: 'edgeshifu_bus_messages_published_total', help: 'Messages published (relayed ones included).', labelNames: ['kind'], registers: [registry] }),
     dropped: new Counter({ name: 'edgeshifu_bus_messages_dropped_total', help: 'Messages dropped on receipt, by reason (invalid, not-json, duplicate, ...).', labelNames: ['reason'], registers: [registry] }),
     connected: new Gauge({ name: 'edgeshifu_bus_connected', help: '1 while the link to its broker is up.', labelNames: ['link'], registers: [registry] }),
+    limited: new Counter({ name: 'edgeshifu_bus_messages_limited_total', help: 'Messages dropped by the rate limit, by the neighbour that published them and kind.', labelNames: ['neighbour', 'kind'], registers: [registry] }),
     reconnects: new Counter({ name: 'edgeshifu_bus_reconnects_total', help: 'Reconnection attempts.', labelNames: ['link'], registers: [registry] }),
   };
 }

@@ -23,6 +23,8 @@ export interface Neighbour {
   readonly username?: string;
   readonly password?: string;
   readonly tls?: BusTls;
+  /** Plain mqtt:// to a host off this machine accepted (BusOptions.allowInsecure). */
+  readonly insecure?: boolean;
 }
 
 export interface RelayOptions<M extends Envelope = Envelope> {
@@ -129,19 +131,31 @@ export class FederationRelay<M extends Envelope> {
     }
     for (const neighbour of neighbours) {
       if (this.links.has(neighbour.cluster)) continue;
-      const client = new BusClient<M>({
-        url: neighbour.url, cluster: this.options.cluster, link: `relay-${neighbour.cluster}`,
-        ...(neighbour.username === undefined ? {} : { username: neighbour.username }),
-        ...(neighbour.password === undefined ? {} : { password: neighbour.password }),
-        ...(neighbour.tls === undefined ? {} : { tls: neighbour.tls }),
-        ...(this.options.qos === undefined ? {} : { qos: this.options.qos }),
-        onLink: (up) => { this.onLink(neighbour.cluster, up); },
-        ...this.common(),
-      }, this.codec);
+      let client: BusClient<M>;
+      try {
+        client = this.linkTo(neighbour);
+      } catch (err) {
+        // A refused URL (plain text off this machine) is that neighbour's problem; the others go on.
+        this.options.logger?.error({ neighbour: neighbour.cluster, err: err instanceof Error ? err.message : String(err) }, 'neighbour link refused');
+        continue;
+      }
       this.links.set(neighbour.cluster, { neighbour, client });
       // A neighbour that is down now is retried in the background; the federation goes on without it.
       client.start().catch((err: unknown) => { this.options.logger?.warn({ neighbour: neighbour.cluster, err: err instanceof Error ? err.message : String(err) }, 'cannot reach a neighbour broker'); });
     }
+  }
+
+  private linkTo(neighbour: Neighbour): BusClient<M> {
+    return new BusClient<M>({
+        url: neighbour.url, cluster: this.options.cluster, link: `relay-${neighbour.cluster}`,
+        ...(neighbour.username === undefined ? {} : { username: neighbour.username }),
+        ...(neighbour.password === undefined ? {} : { password: neighbour.password }),
+        ...(neighbour.tls === undefined ? {} : { tls: neighbour.tls }),
+        ...(neighbour.insecure === true ? { allowInsecure: true } : {}),
+        ...(this.options.qos === undefined ? {} : { qos: this.options.qos }),
+        onLink: (up) => { this.onLink(neighbour.cluster, up); },
+        ...this.common(),
+      }, this.codec);
   }
 
   private forward(message: M, info: TopicInfo, payload: Buffer): void {

@@ -34,6 +34,8 @@ export const FederationSpec = Type.Object({
     description: 'The neighbour\'s Ed25519 public key, PEM (openssl pkey -pubout): its messages are checked against it, relayed or not.',
   })),
   hosting: Type.Optional(HostingPolicy),
+  // The bus's transport (controller/drone/README.md, "Transport and abuse"): kept in one block.
+  insecure: Type.Optional(Type.Boolean({ default: false, description: 'Accept a plain mqtt:// brokerUrl to a host that is not loopback: the password and every message cross the network in clear. Use mqtts:// with the federation CA instead (edgeshifu federation).' })),
 });
 
 export const FederationStatus = Type.Object({

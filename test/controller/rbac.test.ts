@@ -44,7 +44,9 @@ const CLUSTER_WIDE = [
   'pods [] [] [get list watch]',
   'rolebindings.rbac.authorization.k8s.io [] [] [get create patch delete]',
   'roles.rbac.authorization.k8s.io [] [] [get create patch delete]',
+  'subjectaccessreviews.authorization.k8s.io [] [] [create]',
   'telemetryservices.shifu.edgenesis.io [] [] [get]',
+  'tokenreviews.authentication.k8s.io [] [] [create]',
 ];
 
 test.serial('the controller ServiceAccount holds exactly the grants it uses, namespace by namespace', async (t) => {

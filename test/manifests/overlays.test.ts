@@ -16,7 +16,7 @@ const OVERLAYS = [
   { dir: 'manifests/base', controllerReplicas: 2, serviceType: undefined, federations: 0 },
   { dir: 'manifests/overlays/single-node', controllerReplicas: 1, serviceType: undefined, federations: 0 },
   { dir: 'manifests/overlays/multi-node', controllerReplicas: 2, serviceType: undefined, federations: 0 },
-  { dir: 'manifests/overlays/federation-member', controllerReplicas: 2, serviceType: 'LoadBalancer', federations: 1 },
+  { dir: 'manifests/overlays/federation-member', controllerReplicas: 2, serviceType: undefined, federations: 0 },
 ] as const;
 
 async function render(kubeconfig: string, dir: string): Promise<{ text: string; objects: Rendered[] }> {
@@ -45,6 +45,11 @@ for (const overlay of OVERLAYS) {
     t.truthy(find(objects, 'DaemonSet', 'shifud'), 'shifud runs on every node');
     t.is(find(objects, 'Service', 'edgeshifu-controller')?.spec?.type, overlay.serviceType);
     t.is(objects.filter((o) => o.kind === 'Federation').length, overlay.federations);
+    // Only a federation member has anything outside the cluster: its broker, alone behind the LoadBalancer.
+    const exposed = objects.filter((o) => o.kind === 'Service' && ['LoadBalancer', 'NodePort'].includes(o.spec?.type ?? ''));
+    const member = overlay.dir.endsWith('federation-member');
+    t.deepEqual(exposed.map((o) => o.metadata?.name), member ? ['edgeshifu-broker'] : []);
+    if (member) t.deepEqual((exposed[0] as { spec: { ports: unknown[] } }).spec.ports, [{ name: 'mqtts', port: 8883, targetPort: 'mqtts' }]);
 
     // a server-side dry-run creates nothing, namespaces included: the ones the objects live in must exist
     for (const name of ['edgeshifu-system', 'deviceshifu']) {
@@ -57,12 +62,10 @@ for (const overlay of OVERLAYS) {
   });
 }
 
-test('an overlay whose object breaks the CRD schema is refused by the API server', async (t) => {
+test('a Federation that breaks the CRD schema is refused by the API server', async (t) => {
   const kube = await sharedKube();
   await installCrds(kube);
-  const { objects } = await render(kube.kubeconfigPath, 'manifests/overlays/federation-member');
-  const federation = objects.find((o) => o.kind === 'Federation') as Rendered & { spec: Record<string, unknown> };
-  federation.spec.brokerUrl = 'http://not-a-broker';
+  const federation = { apiVersion: 'shifu.edgenesis.io/v1alpha1', kind: 'Federation', metadata: { name: 'edge-2' }, spec: { clusterId: 'edge-2', brokerUrl: 'http://not-a-broker', credentialsSecretRef: { name: 'federation-edge-2', namespace: 'edgeshifu-system' } } };
   const applied = await kubectl(kube.kubeconfigPath, ['apply', '--dry-run=server', '-f', '-'], JSON.stringify(federation));
   t.not(applied.code, 0);
   t.regex(applied.stderr, /brokerUrl/);

@@ -5,7 +5,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EmbeddedBroker, type BrokerUser } from '../../../shared/bus/broker.ts';
+import { EmbeddedBroker, type BrokerUser, type EmbeddedBrokerOptions } from '../../../shared/bus/broker.ts';
 import { mosquittoAcl } from '../../../shared/bus/mosquitto.ts';
 import { waitFor } from '../../support/wait.ts';
 
@@ -17,8 +17,8 @@ export function user(cluster: string): BrokerUser {
   return { username: cluster, password: password(cluster), cluster };
 }
 
-export async function startAedes(owner: string, clusters: readonly string[]): Promise<{ broker: EmbeddedBroker; url: string; port: number }> {
-  const broker = new EmbeddedBroker({ owner, host: '127.0.0.1', port: 0, users: clusters.map(user) });
+export async function startAedes(owner: string, clusters: readonly string[], extra: Pick<EmbeddedBrokerOptions, 'pace'> = {}): Promise<{ broker: EmbeddedBroker; url: string; port: number }> {
+  const broker = new EmbeddedBroker({ owner, host: '127.0.0.1', port: 0, users: clusters.map(user), ...extra });
   const { url, port } = await broker.start();
   return { broker, url, port };
 }
@@ -50,12 +50,16 @@ export interface MosquittoOptions {
   readonly bridgeUsers?: readonly string[];
   /** Extra mosquitto.conf lines (e.g. a bridge stanza). */
   readonly extra?: string;
+  /** A TLS listener (mqtts) with this certificate, key and CA instead of plain MQTT. */
+  readonly tls?: { readonly cert: string; readonly key: string; readonly ca: string };
+  /** Port to listen on (a free one when absent). */
+  readonly port?: number;
 }
 
 /** Runs `mosquitto -c <conf>` on 127.0.0.1 with a password file (mosquitto_passwd -b) and the generated ACL. */
 export async function startMosquitto(options: MosquittoOptions): Promise<Mosquitto> {
   const dir = await mkdtemp(join(tmpdir(), 'edgeshifu-mosquitto-'));
-  const port = await freePort();
+  const port = options.port ?? await freePort();
   const passwd = join(dir, 'passwd');
   await writeFile(passwd, '');
   for (const u of options.users) {
@@ -65,7 +69,7 @@ export async function startMosquitto(options: MosquittoOptions): Promise<Mosquit
   await writeFile(join(dir, 'acl'), mosquittoAcl({ owner: options.owner, ...(options.bridgeUsers === undefined ? {} : { bridgeUsers: options.bridgeUsers }) }));
   const conf = join(dir, 'mosquitto.conf');
   await writeFile(conf, [
-    `listener ${port} 127.0.0.1`, 'allow_anonymous false', `password_file ${passwd}`, `acl_file ${join(dir, 'acl')}`,
+    `listener ${port} 127.0.0.1`, ...(await tlsLines(dir, options.tls)), 'allow_anonymous false', `password_file ${passwd}`, `acl_file ${join(dir, 'acl')}`,
     // As root, mosquitto would switch to its own user, which cannot read this private directory.
     ...(process.getuid?.() === 0 ? ['user root'] : []),
     'persistence false', 'log_dest stderr', 'log_type error', 'log_type warning', options.extra ?? '', '',
@@ -89,11 +93,17 @@ export async function startMosquitto(options: MosquittoOptions): Promise<Mosquit
   };
   await launch();
   return {
-    url: `mqtt://127.0.0.1:${port}`, port, dir,
+    url: `${options.tls === undefined ? 'mqtt' : 'mqtts'}://127.0.0.1:${port}`, port, dir,
     process: () => { if (child === undefined) throw new Error('not started'); return child; },
     kill, restart: launch,
     stop: async () => { await kill(); await rm(dir, { recursive: true, force: true }); },
   };
+}
+
+async function tlsLines(dir: string, tls: MosquittoOptions['tls']): Promise<string[]> {
+  if (tls === undefined) return [];
+  for (const [file, pem] of [['server.crt', tls.cert], ['server.key', tls.key], ['ca.crt', tls.ca]] as const) await writeFile(join(dir, file), pem, { mode: 0o600 });
+  return [`certfile ${join(dir, 'server.crt')}`, `keyfile ${join(dir, 'server.key')}`, `cafile ${join(dir, 'ca.crt')}`];
 }
 
 async function canConnect(port: number): Promise<boolean> {

@@ -11,6 +11,7 @@ import { envelopeCodec } from '../../../shared/bus/codec.ts';
 import type { Envelope } from '../../../shared/bus/envelope.ts';
 import type { Resources } from '../../../controller/drone/model.ts';
 import type { EmbeddedBroker } from '../../../shared/bus/broker.ts';
+import type { RateLimit } from '../../../shared/bus/guard.ts';
 import { waitFor } from '../../support/wait.ts';
 import { password, startAedes } from './brokers.ts';
 
@@ -52,9 +53,11 @@ export interface FederationSpec {
   /** false: the relay has a connection of its own to the cluster's broker, instead of sharing the agent's (default true). */
   readonly sharedConnection?: boolean;
   /** More options for each cluster's bus clients (agent and relay): QoS, keyring, metrics. A relay of its own takes only the QoS. */
-  readonly bus?: (id: string) => Pick<BusOptions, 'qos' | 'keyring' | 'metrics'>;
+  readonly bus?: (id: string) => Pick<BusOptions, 'qos' | 'keyring' | 'metrics' | 'limits' | 'replayWindow'>;
   /** DroneAgentOptions.multicast; default: on, unless clusters share a broker (only its owner may read multi-recipient topics). */
   readonly multicast?: boolean;
+  /** Each embedded aedes broker's pace per neighbour login (EmbeddedBrokerOptions.pace). */
+  readonly pace?: RateLimit;
   /** An embedded broker of this process for a cluster whose `brokerUrl` is given (the benchmark starts them itself). */
   readonly embedded?: (id: string) => EmbeddedBroker | undefined;
   /** false: the agent and relay reach their own embedded broker over TCP like any client, not in memory (BusOptions.broker; default true). */
@@ -86,7 +89,7 @@ async function brokers(spec: FederationSpec, cleanup: Cleanup): Promise<Map<stri
       continue;
     }
     if (!hosted.has(id)) throw new Error(`cluster ${id} runs elsewhere: give its broker URL`);
-    const b = await startAedes(id, spec.ids);
+    const b = await startAedes(id, spec.ids, spec.pace === undefined ? {} : { pace: spec.pace });
     cleanup(() => b.broker.stop());
     out.set(id, { url: b.url, broker: b.broker });
   }

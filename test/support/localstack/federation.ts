@@ -48,9 +48,9 @@ export function droneEnv(m: DroneMember): Record<string, string> {
 export const DEMO_IMAGES = ['postgres:16', 'nginx:1.27'] as const;
 
 /**
- * What `self` needs to federate with `peer`, named as in manifests/overlays/federation-member:
- * its own password, the login `peer` uses on self's broker, and a Federation + Secret for peer's
- * broker. Secrets are created through the API (kubectl apply would keep them in an annotation).
+ * What `self` needs to federate with `peer`, named as `edgeshifu federation join` names them
+ * (cli/federation-objects.ts), on loopback in plain MQTT: its own password, the login `peer` uses
+ * on self's broker, and a Federation + Secret for peer's broker. Secrets are created through the API (kubectl apply would keep them in an annotation).
  */
 export async function federate(kube: Kube, self: DroneMember, peer: DroneMember): Promise<void> {
   await kube.core.createNamespace({ body: { metadata: { name: SYSTEM } } }).catch((err: unknown) => {
