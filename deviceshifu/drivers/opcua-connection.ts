@@ -27,7 +27,7 @@ export type SessionListener = (session: ClientSession) => Promise<void>;
 export class OpcuaConnection {
   private client: OPCUAClient | undefined;
   private current: ClientSession | undefined;
-  private lastError: EdgeshifuError = new EdgeshifuError('unavailable', 'deviceShifu has not connected to the OPC UA server yet');
+  private lastError: EdgeshifuError;
   private readonly listeners = new Set<SessionListener>();
   private readonly lossListeners = new Set<(err: EdgeshifuError) => void>();
   private lost: (() => void) | undefined;
@@ -40,6 +40,7 @@ export class OpcuaConnection {
   constructor(plan: OpcuaPlan, deps: ConnectionDeps) {
     this.plan = plan;
     this.deps = deps;
+    this.lastError = new EdgeshifuError('unavailable', `deviceShifu has not connected to the OPC UA server at ${plan.endpoint} yet`);
   }
 
   start(signal: AbortSignal): void {
@@ -131,6 +132,14 @@ export class OpcuaConnection {
     return { type: lib.UserTokenType.Anonymous };
   }
 
+  /** A given certificate names the application (its subjectAltName URI); servers check the two agree. */
+  private async applicationUri(): Promise<string | undefined> {
+    if (this.plan.certificateFile === undefined) return undefined;
+    const crypto = await import('node-opcua-crypto');
+    const [der] = crypto.readCertificateChain(this.plan.certificateFile);
+    return der === undefined ? undefined : crypto.exploreCertificate(der).tbsCertificate.extensions?.subjectAltName?.uniformResourceIdentifier?.[0];
+  }
+
   private async open(signal: AbortSignal): Promise<ClientSession> {
     const { lib, pkiDir } = this.deps;
     await mkdir(pkiDir, { recursive: true });
@@ -139,10 +148,12 @@ export class OpcuaConnection {
       const err = caught as NodeJS.ErrnoException;
       throw new EdgeshifuError('invalid', `OPC UA certificate file ${err.path ?? ''} cannot be read (${err.code ?? err.message}): mount the ConfigMap or Secret that holds CertificateFileName and PrivateKeyFileName`);
     });
+    const applicationUri = await this.applicationUri();
     const { OPCUACertificateManager } = await import('node-opcua-certificate-manager');
     const certificateManager = new OPCUACertificateManager({ rootFolder: pkiDir, automaticallyAcceptUnknownCertificate: true });
     const client = lib.OPCUAClient.create({
       applicationName: 'edgeshifu-deviceshifu',
+      ...(applicationUri === undefined ? {} : { applicationUri }),
       endpointMustExist: false,
       securityMode: lib.MessageSecurityMode[this.plan.securityMode],
       securityPolicy: lib.SecurityPolicy[this.plan.securityPolicy],

@@ -65,6 +65,8 @@ export function connectError(err: unknown, endpoint: string): EdgeshifuError {
   if (status !== undefined && kindOfStatus(status) !== 'unavailable') {
     return new EdgeshifuError(kindOfStatus(status), `OPC UA server at ${endpoint} refused the session with ${status}${HINTS[status] === undefined ? '' : `: ${HINTS[status]}`}`, { cause: err });
   }
+  const policy = /Cannot find (\w+) user token policy/i.exec(message);
+  if (policy !== null) return new EdgeshifuError('forbidden', `OPC UA server at ${endpoint} does not accept ${policy[1] ?? ''} identities: set OPCUASetting.AuthenticationMode to one it offers`, { cause: err });
   const code = (err as NodeJS.ErrnoException).code ?? '';
   if (code === 'ECONNREFUSED' || /ECONNREFUSED/.test(message)) return new EdgeshifuError('unavailable', `OPC UA server at ${endpoint} refused the connection`, { cause: err });
   if (TIMEOUT_TEXT.test(message)) return new EdgeshifuError('unavailable', `OPC UA server at ${endpoint} did not answer in time (${message.split('\n')[0] ?? ''})`, { cause: err });

@@ -36,6 +36,10 @@ function parseNodes(context: DriverContext): Map<string, NodeId | EdgeshifuError
 export function createOpcuaDriver(context: DriverContext): Driver {
   const plan = opcuaPlan(context.spec, context.options.opcuaCertificateDir ?? DEFAULT_CERTIFICATE_DIR);
   const logger = context.logger;
+  // node-opcua writes its own diagnostics to the console: into our log instead, at debug level
+  const libLog = (data?: unknown, ...rest: unknown[]): void => { logger.debug({ lib: 'node-opcua' }, [data, ...rest].map(String).join(' ')); };
+  lib.setWarningLogger(libLog);
+  lib.setErrorLogger(libLog);
   const identity = plan.identity;
   if (identity.mode === 'UserName' && identity.credentialsSecret === undefined) logger.warn('OPCUASetting.Password is readable by anyone who can read the EdgeDevice: prefer CredentialsSecret');
   const password = async (): Promise<string> => {

@@ -28,6 +28,8 @@ export interface RunningOpcuaMock extends RunningMock {
   readonly endpoint: string;
   /** The current value of a variable by its numeric id in namespace 2. */
   value(id: number): unknown;
+  /** Each activated session's channel: "<mode> <policy>", e.g. "SignAndEncrypt Basic256Sha256". */
+  readonly sessions: readonly string[];
 }
 
 interface MockVariable {
@@ -106,11 +108,16 @@ export async function startOpcuaMock(options: OpcuaMockOptions): Promise<Running
     ? setInterval(() => { flood.setValueFromSource({ dataType: DataType.Int32, value: ++floodCount }); }, options.floodEveryMs)
     : undefined;
   const counterTimer = setInterval(() => { values.set(2, ((values.get(2) as number) + 1) | 0); }, 1000);
+  const sessions: string[] = [];
+  server.on('session_activated', (session) => {
+    const channel = session.channel;
+    if (channel !== undefined) sessions.push(`${MessageSecurityMode[channel.securityMode]} ${channel.securityPolicy.slice(channel.securityPolicy.indexOf('#') + 1)}`);
+  });
   await server.start();
   const port = server.endpoints[0]?.port ?? options.port;
   const endpoint = `opc.tcp://${options.host}:${port}`;
   return {
-    name: 'opcua', host: options.host, port, address: endpoint, endpoint,
+    name: 'opcua', host: options.host, port, address: endpoint, endpoint, sessions,
     value: (id) => (id === FLOOD_ID ? floodCount : values.get(id)),
     async close() {
       clearInterval(counterTimer);
