@@ -3,7 +3,10 @@
 // and wrong credentials. Telemetry comes by subscription and is pushed to a test receiver.
 import test from 'ava';
 import type { ExecutionContext } from 'ava';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { listen } from '../../deviceshifu/mockdevice/http-device.ts';
 import { FLOOD_ID } from '../../deviceshifu/mockdevice/opcua-device.ts';
 import { freePort } from '../support/controlplane/ports.ts';
@@ -106,4 +109,14 @@ test('wrong credentials: 403 naming the fields to check, the password never logg
   const right = await opcuaGateway(t, { endpoint: mock.endpoint, setting: { AuthenticationMode: 'UserName', Username: 'operator', Password: 'right-pa55' } });
   t.is(await (await readWhenUp(right, '/temperature')).text(), '21.5');
   t.false(right.logs.some((l) => l.includes('right-pa55')));
+  // the password from a Secret (standalone mode: <secrets-dir>/<name>/password)
+  const secrets = await mkdtemp(join(tmpdir(), 'opcua-secrets-'));
+  t.teardown(() => rm(secrets, { recursive: true, force: true }));
+  await mkdir(join(secrets, 'plc-login'));
+  await writeFile(join(secrets, 'plc-login', 'password'), 'right-pa55\n');
+  const fromSecret = await opcuaGateway(t, { endpoint: mock.endpoint, setting: { AuthenticationMode: 'UserName', Username: 'operator', CredentialsSecret: 'plc-login' }, argv: ['--secrets-dir', secrets] });
+  t.is(await (await readWhenUp(fromSecret, '/temperature')).text(), '21.5');
+  t.false(fromSecret.logs.some((l) => l.includes('right-pa55')));
+  const described = await (await fromSecret.get('/instructions')).text();
+  t.false(described.includes('right-pa55') || described.includes('plc-login'), 'protocol settings are not shown');
 });
