@@ -22,6 +22,18 @@ export function parseNodeId(instruction: Instruction): NodeId {
   }
 }
 
+/**
+ * A service call bounded by `signal`: not sent when the signal has already aborted, and a late
+ * failure of a call given up on (the channel breaking under it) is nobody's to handle, so it is
+ * caught here rather than left to crash the process as an unhandled rejection.
+ */
+export function bounded<T>(start: () => Promise<T>, signal: AbortSignal): Promise<T> {
+  signal.throwIfAborted();
+  const work = start();
+  work.catch(() => undefined);
+  return abortable(work, signal);
+}
+
 export function isBad(dv: DataValue): boolean {
   return dv.statusCode.isNotGood() && !dv.statusCode.name.startsWith('Uncertain');
 }
@@ -68,7 +80,7 @@ export class NodeIo {
     const session = this.connection.session();
     let dv: DataValue;
     try {
-      dv = await abortable(session.read({ nodeId, attributeId: lib.AttributeIds.Value }), request.signal);
+      dv = await bounded(() => session.read({ nodeId, attributeId: lib.AttributeIds.Value }), request.signal);
     } catch (err) {
       if (request.signal.aborted) throw err;
       throw callError(err, this.endpoint, nodeId.toString(), 'read');
@@ -81,7 +93,7 @@ export class NodeIo {
     const value = writeBodyValue(request.body);
     const session = this.connection.session();
     try {
-      const type = await abortable(this.typeOf(session, nodeId), request.signal);
+      const type = await bounded(() => this.typeOf(session, nodeId), request.signal);
       let converted: unknown;
       try {
         converted = toNodeValue(type, value);
@@ -89,7 +101,7 @@ export class NodeIo {
         throw new EdgeshifuError('invalid', `cannot write node ${nodeId.toString()}: ${(err as Error).message}`);
       }
       const variant = { dataType: type.dataType, arrayType: type.isArray ? lib.VariantArrayType.Array : lib.VariantArrayType.Scalar, value: converted };
-      const status = await abortable(session.write({ nodeId, attributeId: lib.AttributeIds.Value, value: { value: variant } }), request.signal);
+      const status = await bounded(() => session.write({ nodeId, attributeId: lib.AttributeIds.Value, value: { value: variant } }), request.signal);
       if (status.isNotGood()) throw statusError(status.name, nodeId.toString(), 'write');
       return { status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify({ nodeId: nodeId.toString(), dataType: typeName(type), statusCode: status.name })) };
     } catch (err) {

@@ -8,10 +8,9 @@ import * as lib from 'node-opcua-client';
 import type { NodeId } from 'node-opcua-client';
 import { EdgeshifuError } from '../../shared/errors.ts';
 import type { Instruction } from '../config/types.ts';
-import { abortable } from './abortable.ts';
 import type { Driver, DriverContext } from './driver.ts';
 import { OpcuaConnection } from './opcua-connection.ts';
-import { isBad, NodeIo, parseNodeId, readResponse } from './opcua-nodes.ts';
+import { bounded, isBad, NodeIo, parseNodeId, readResponse } from './opcua-nodes.ts';
 import { opcuaPlan } from './opcua-settings.ts';
 import { callError, statusError } from './opcua-status.ts';
 import { OpcuaSubscriptions } from './opcua-subscriptions.ts';
@@ -77,7 +76,7 @@ export function createOpcuaDriver(context: DriverContext): Driver {
     async probe(signal) {
       const session = connection.session();
       try {
-        const dv = await abortable(session.read({ nodeId: SERVER_STATE, attributeId: lib.AttributeIds.Value }), signal);
+        const dv = await bounded(() => session.read({ nodeId: SERVER_STATE, attributeId: lib.AttributeIds.Value }), signal);
         if (isBad(dv)) throw statusError(dv.statusCode.name, SERVER_STATE, 'read');
       } catch (err) {
         if (signal.aborted) throw err;
