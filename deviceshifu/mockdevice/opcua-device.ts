@@ -21,6 +21,8 @@ export interface OpcuaMockOptions {
   readonly floodEveryMs?: number;
   /** Client certificates (DER) to trust; absent: any client certificate is accepted (a mock). */
   readonly trustedCertificates?: readonly Buffer[];
+  /** User certificates (DER) accepted as X509 identities; absent: none is. */
+  readonly userCertificates?: readonly Buffer[];
 }
 
 export interface RunningOpcuaMock extends RunningMock {
@@ -30,6 +32,8 @@ export interface RunningOpcuaMock extends RunningMock {
   value(id: number): unknown;
   /** Each activated session's channel: "<mode> <policy>", e.g. "SignAndEncrypt Basic256Sha256". */
   readonly sessions: readonly string[];
+  /** Each activated session's identity token type, e.g. "X509IdentityToken". */
+  readonly identities: readonly string[];
 }
 
 interface MockVariable {
@@ -61,10 +65,13 @@ export async function startOpcuaMock(options: OpcuaMockOptions): Promise<Running
   const serverCertificateManager = new OPCUACertificateManager({ rootFolder: pki, automaticallyAcceptUnknownCertificate: options.trustedCertificates === undefined });
   await serverCertificateManager.initialize();
   for (const der of options.trustedCertificates ?? []) await serverCertificateManager.trustCertificate(der);
+  const userCertificateManager = new OPCUACertificateManager({ rootFolder: join(pki, 'users'), automaticallyAcceptUnknownCertificate: false });
+  await userCertificateManager.initialize();
+  for (const der of options.userCertificates ?? []) await userCertificateManager.trustCertificate(der);
   const users = options.users;
   const server = new OPCUAServer({
     host: options.host, hostname: options.host, port: options.port,
-    serverCertificateManager,
+    serverCertificateManager, userCertificateManager,
     securityModes: [MessageSecurityMode.None, MessageSecurityMode.Sign, MessageSecurityMode.SignAndEncrypt],
     securityPolicies: [SecurityPolicy.None, SecurityPolicy.Basic256Sha256, SecurityPolicy.Aes128_Sha256_RsaOaep, SecurityPolicy.Aes256_Sha256_RsaPss],
     allowAnonymous: users === undefined,
@@ -109,21 +116,24 @@ export async function startOpcuaMock(options: OpcuaMockOptions): Promise<Running
     : undefined;
   const counterTimer = setInterval(() => { values.set(2, ((values.get(2) as number) + 1) | 0); }, 1000);
   const sessions: string[] = [];
-  server.on('session_activated', (session) => {
+  const identities: string[] = [];
+  server.on('session_activated', (session, token) => {
     const channel = session.channel;
     if (channel !== undefined) sessions.push(`${MessageSecurityMode[channel.securityMode]} ${channel.securityPolicy.slice(channel.securityPolicy.indexOf('#') + 1)}`);
+    identities.push(token.constructor.name);
   });
   await server.start();
   const port = server.endpoints[0]?.port ?? options.port;
   const endpoint = `opc.tcp://${options.host}:${port}`;
   return {
-    name: 'opcua', host: options.host, port, address: endpoint, endpoint, sessions,
+    name: 'opcua', host: options.host, port, address: endpoint, endpoint, sessions, identities,
     value: (id) => (id === FLOOD_ID ? floodCount : values.get(id)),
     async close() {
       clearInterval(counterTimer);
       clearInterval(floodTimer);
       await server.shutdown(0);
       await serverCertificateManager.dispose();
+      await userCertificateManager.dispose();
       await rm(pki, { recursive: true, force: true });
     },
   };

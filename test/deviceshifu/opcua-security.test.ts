@@ -69,3 +69,28 @@ test('a certificate the server does not trust is refused with 403; a mode withou
   t.is(reply.status, 502);
   t.true(bad.logs.some((l) => l.includes('OPCUASetting.SecurityMode Sign needs a SecurityPolicy other than None, not None')));
 });
+
+test('AuthenticationMode Certificate: the same certificate is the user identity the server checks', async (t) => {
+  const certificate = await makeCertificate(t, 'operator');
+  const mock = await opcuaMock(t, { trustedCertificates: [certificate.der], userCertificates: [certificate.der] });
+  const gateway = await opcuaGateway(t, {
+    endpoint: mock.endpoint,
+    setting: { SecurityMode: 'SignAndEncrypt', SecurityPolicy: 'Basic256Sha256', AuthenticationMode: 'Certificate', CertificateFileName: 'client.pem', PrivateKeyFileName: 'client.key' },
+    argv: ['--opcua-certificate-dir', certificate.dir],
+  });
+  t.is(await (await readWhenUp(gateway, '/temperature')).text(), '21.5');
+  t.deepEqual([...new Set(mock.identities)], ['X509IdentityToken']);
+  // a server that trusts the channel's certificate but not as a user refuses the session: 403
+  const strict = await opcuaMock(t, { trustedCertificates: [certificate.der] });
+  const refusedGateway = await opcuaGateway(t, {
+    endpoint: strict.endpoint,
+    setting: { SecurityMode: 'SignAndEncrypt', SecurityPolicy: 'Basic256Sha256', AuthenticationMode: 'Certificate', CertificateFileName: 'client.pem', PrivateKeyFileName: 'client.key' },
+    argv: ['--opcua-certificate-dir', certificate.dir],
+  });
+  const refused = await waitFor('a 403 for the untrusted user certificate', async () => {
+    const r = await refusedGateway.get('/temperature');
+    return r.status === 403 ? await r.json() as ErrorReply : undefined;
+  }, { timeoutMs: 15_000 });
+  t.regex(refused.error.message, /refused the session with Bad\w+/);
+  t.deepEqual(strict.identities, []);
+});
