@@ -14,6 +14,10 @@ COPY deviceshifu deviceshifu
 COPY shifud shifud
 COPY edgemap edgemap
 RUN npm run build:bundle && npm run build:page
+# node-opcua is not bundled (its server reads its nodeset XML files and package.json from its own
+# folders at run time): installed beside the bundles, loaded only by OPC UA deviceShifus and mocks
+RUN mkdir /opcua && cd /opcua && echo '{"private":true}' > package.json \
+ && npm install --omit=dev --no-audit --no-fund --save-exact $(node -p "Object.entries(require('/src/package.json').dependencies).filter(([n]) => n.startsWith('node-opcua-')).map(([n, v]) => n + '@' + v).join(' ')")
 
 FROM node:24-alpine AS runtime
 # V8 flags NODE_OPTIONS may not carry (--lite-mode): together they keep each process small
@@ -21,9 +25,10 @@ FROM node:24-alpine AS runtime
 ENV NODE_ENV=production \
     NODE_FLAGS="--max-semi-space-size=1 --lite-mode"
 WORKDIR /app
-# esbuild bundles carry every runtime dependency: no node_modules in the image
+# esbuild bundles carry every runtime dependency but node-opcua's (below)
 COPY --from=build /src/dist/bundle /app/dist/bundle
 COPY --from=build /src/dist/edgemap-page /app/dist/edgemap-page
+COPY --from=build /opcua/node_modules /app/node_modules
 # the image's own unprivileged user; Pods also set runAsNonRoot with uid 65532
 USER 65532:65532
 EXPOSE 8080

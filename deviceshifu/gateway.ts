@@ -187,6 +187,7 @@ export class DeviceShifu {
       deviceName: device.name,
       call: (instruction, input) => this.call(instruction, input),
       probe: (signal) => driver.probe(signal),
+      ...(driver.subscribe === undefined ? {} : { subscribe: driver.subscribe.bind(driver) }),
       push: (to, payload, signal) => this.pusher.push(to, payload, signal),
       health: this.health, metrics: this.metrics, logger: this.logger,
     }, AbortSignal.any([stop.signal, this.stopper.signal]));

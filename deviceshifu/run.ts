@@ -45,6 +45,8 @@ function gatewayOptions(settings: Settings, logger: Logger, sources: Sources): G
       controlMsgsTimeoutMs: settings.controlMsgsTimeoutMs,
       ...(settings.tcpListenPort === undefined ? {} : { tcpListenPort: settings.tcpListenPort }),
       ...(settings.mqttCaFile === undefined ? {} : { mqttCaFile: settings.mqttCaFile }),
+      opcuaCertificateDir: settings.opcuaCertificateDir,
+      ...(settings.opcuaPkiDir === undefined ? {} : { opcuaPkiDir: settings.opcuaPkiDir }),
     },
     logger, ...sources,
   };

@@ -15,6 +15,8 @@ export const Settings = Type.Object({
   tcpListenPort: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, description: 'Overrides TCPSetting.ListenPort.' })),
   controlMsgsTimeoutMs: Type.Integer({ minimum: 0, default: 60_000, description: 'MQTT controlMsgs: a command holds the device (409) at most this long without its completion message (0 = until it arrives).' }),
   mqttCaFile: Type.Optional(Type.String({ description: 'CA bundle (PEM) for mqtts:// brokers.' })),
+  opcuaCertificateDir: Type.String({ default: '/etc/edgedevice/certificate', description: 'OPC UA: where the ConfigMap or Secret with CertificateFileName and PrivateKeyFileName is mounted.' }),
+  opcuaPkiDir: Type.Optional(Type.String({ description: 'OPC UA: writable directory for the client PKI (default: <tmpdir>/edgeshifu-opcua-pki).' })),
   telemetryServicesFile: Type.Optional(Type.String({ description: 'Standalone mode: TelemetryService manifests (multi-document YAML).' })),
   secretsDir: Type.Optional(Type.String({ description: 'Standalone mode: Secrets as <dir>/<name>/<key> files (e.g. MQTTServerSecret).' })),
   telemetryServiceCacheMs: Type.Integer({ minimum: 0, default: 30_000, description: 'Kubernetes mode: a TelemetryService read from the API is reused this long (0 = read at every push).' }),

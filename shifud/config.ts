@@ -45,6 +45,7 @@ export const ShifudConfig = Type.Object({
   discoveryIntervalSeconds: seconds(3600, 'Period of the unattended scan.', 1),
   discoveryMaxAddresses: Type.Integer({ default: 1024, minimum: 1, maximum: 65_536, description: 'Largest scan accepted.' }),
   discoveryMdns: Type.Boolean({ default: false, description: 'Also browse mDNS (DNS-SD) on this node\'s interfaces inside discoverySubnets; answers outside them are dropped.' }),
+  discoveryOpcua: Type.Array(Type.String(), { default: [], description: 'host:port of OPC UA servers to ask FindServers and GetEndpoints (recorded in the EdgeNode status); empty: off, and node-opcua is never loaded.' }),
   discoveryMdnsWindowMs: Type.Integer({ default: 3000, minimum: 100, maximum: 60_000, description: 'How long one mDNS browse listens for answers.' }),
 });
 export type ShifudConfig = Static<typeof ShifudConfig>;

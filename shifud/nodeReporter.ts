@@ -4,7 +4,7 @@ import { isEdgeshifuError } from '../shared/errors.ts';
 import type { Logger } from '../shared/log.ts';
 import type { ApiGate } from './apiGate.ts';
 import type { EdgeNodeClient } from './kubeClients.ts';
-import { devicesKey, edgeNodeFor, nodeStatusApply, type EdgeNode, type SeenDevice } from './nodeStatus.ts';
+import { devicesKey, edgeNodeFor, nodeStatusApply, opcuaKey, type EdgeNode, type OpcuaServerSeen, type SeenDevice } from './nodeStatus.ts';
 import type { NodeSample } from './sample.ts';
 import { shouldWrite, type NodeReport, type Thresholds, type WriteReason, type Written } from './thresholds.ts';
 
@@ -16,6 +16,8 @@ export interface NodeReporterOptions {
   readonly logger: Logger;
   /** The devices this node sees now (deviceUpdater). */
   readonly devices: () => readonly SeenDevice[];
+  /** OPC UA discovery's servers, when it is on. */
+  readonly opcuaServers?: () => readonly OpcuaServerSeen[];
   readonly now?: () => number;
 }
 
@@ -56,14 +58,16 @@ export class NodeReporter {
   async report(sample: NodeSample, readiness: Readiness = READY): Promise<ReportResult> {
     const { nodeName, thresholds, gate } = this.options;
     const devices = this.options.devices();
-    const report: NodeReport = { sample, ready: readiness.ready, devicesKey: devicesKey(devices) };
+    const opcuaServers = this.options.opcuaServers?.();
+    // the OPC UA servers ride on the devices key: a change in either is worth a write
+    const report: NodeReport = { sample, ready: readiness.ready, devicesKey: devicesKey(devices) + (opcuaServers === undefined ? '' : `|${opcuaKey(opcuaServers)}`) };
     const now = this.now();
     const decision = shouldWrite(this.written, report, thresholds, now);
     if (!decision.write) return { wrote: false, why: 'unchanged' };
     if (!gate.isOpen()) return { wrote: false, why: 'backing-off' };
     try {
       this.current ??= await this.register();
-      const body = nodeStatusApply({ nodeName, sample, devices, now: new Date(now), current: this.current,
+      const body = nodeStatusApply({ nodeName, sample, devices, ...(opcuaServers === undefined ? {} : { opcuaServers }), now: new Date(now), current: this.current,
         ready: { status: readiness.ready, reason: readiness.reason, message: readiness.message } });
       this.current = await this.options.client.applyStatus(body);
       this.written = { ...report, at: now };

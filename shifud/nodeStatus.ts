@@ -9,6 +9,12 @@ import { isoTime } from '../shared/time.ts';
 
 export type EdgeNode = CustomObject<EdgeNodeSpec, EdgeNodeStatus>;
 export type SeenDevice = NonNullable<EdgeNodeStatus['devices']>[number];
+export type OpcuaServerSeen = NonNullable<EdgeNodeStatus['opcuaServers']>[number];
+
+/** Changes when the OPC UA servers seen change (a reason to write). */
+export function opcuaKey(servers: readonly OpcuaServerSeen[]): string {
+  return JSON.stringify(servers);
+}
 /** What is applied to /status: no spec, so shifud owns no spec field. */
 export type EdgeNodeStatusApply = Omit<EdgeNode, 'spec'>;
 
@@ -39,6 +45,8 @@ export interface NodeStatusInput {
   readonly sample: NodeSample;
   readonly ready: { readonly status: boolean; readonly reason: string; readonly message: string };
   readonly devices: readonly SeenDevice[];
+  /** OPC UA discovery's servers, when it is on. */
+  readonly opcuaServers?: readonly OpcuaServerSeen[];
   /** The EdgeNode as last read: its generation and existing Ready condition. */
   readonly current?: EdgeNode;
   readonly now: Date;
@@ -65,6 +73,7 @@ export function nodeStatusApply(input: NodeStatusInput): EdgeNodeStatusApply {
       lastHeartbeatTime: isoTime(input.now.getTime()),
       conditions: [ready],
       devices: sortedDevices(input.devices),
+      ...(input.opcuaServers === undefined ? {} : { opcuaServers: input.opcuaServers.slice(0, 256) }),
     },
   };
 }

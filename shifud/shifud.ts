@@ -13,6 +13,7 @@ import { DeviceDiscoverer, type DeviceSource } from './deviceDiscoverer.ts';
 import { DeviceUpdater } from './deviceUpdater.ts';
 import { planScan } from './discoveryPlan.ts';
 import { DiscoveryScanner } from './discoveryScanner.ts';
+import { OpcuaDiscovery } from './opcuaDiscovery.ts';
 import type { EdgeDevice } from './edgeDevice.ts';
 import { CALL_TIMEOUT_MS, KubeEdgeDeviceStatusWriter, KubeEdgeNodeClient, edgeDeviceLister, type EdgeDeviceStatusWriter, type EdgeNodeClient } from './kubeClients.ts';
 import { browseAddresses, type MdnsRecord } from './mdns.ts';
@@ -50,6 +51,8 @@ export class Shifud {
   readonly discoverer: DeviceDiscoverer;
   readonly publisher: MqttPublisher | undefined;
   readonly scanner: DiscoveryScanner | undefined;
+  /** OPC UA discovery, when --discovery-opcua names targets. */
+  readonly opcua: OpcuaDiscovery | undefined;
   private readonly config: ShifudConfig;
   private readonly logger: Logger;
   private readonly sampler: Sampler;
@@ -74,7 +77,12 @@ export class Shifud {
     this.gate = new ApiGate(logger, now);
     this.informer = new Informer<EdgeDevice>({ ...edgeDeviceLister(client, config.deviceNamespace), watch: client.watch, logger });
     this.updater = new DeviceUpdater({ nodeName: config.nodeName, writer: deps.deviceWriter ?? new KubeEdgeDeviceStatusWriter(client, config.nodeName), gate: this.gate, logger, refreshMs: s(config.linkRefreshSeconds), now });
+    this.opcua = config.discoveryOpcua.length === 0 ? undefined : new OpcuaDiscovery({ targets: config.discoveryOpcua, intervalMs: s(config.discoveryIntervalSeconds),
+      // a channel, FindServers and GetEndpoints: more round trips than a probe's connect
+      timeoutMs: Math.max(config.probeTimeoutMs, 5000), logger });
+    const opcua = this.opcua;
     this.reporter = new NodeReporter({
+      ...(opcua === undefined ? {} : { opcuaServers: () => opcua.servers }),
       nodeName: config.nodeName, client: deps.edgeNodeClient ?? new KubeEdgeNodeClient(client), gate: this.gate, logger, now,
       devices: () => this.updater.seenDevices(),
       thresholds: { cpu: config.cpuThreshold, memory: config.memoryThreshold, disk: config.diskThreshold, heartbeatMs: s(config.heartbeatSeconds), minIntervalMs: s(config.minWriteIntervalSeconds) },
@@ -133,6 +141,7 @@ export class Shifud {
       .then(async () => { this.progress.devicesListed = true; await scanner?.run(signal); })
       .catch((err: unknown) => { this.logger.error({ err }, 'EdgeDevice informer stopped'); }));
     this.loops.push(this.sampleLoop(signal), this.discoverer.run(signal));
+    if (this.opcua !== undefined) this.loops.push(this.opcua.run(signal));
   }
 
   async stop(): Promise<void> {

@@ -5,6 +5,7 @@ import type { EdgeDeviceSpec } from '../../shared/crds/edgedevice.ts';
 import type { Toleration } from '../scheduling/taints.ts';
 import { DEVICE_SHIFU_NODE_FLAGS } from './node-flags.ts';
 import { ANNOTATION_PLACED_AT, ANNOTATION_PLACEMENT_REASON, bundleLabels, bundleNames, selectorLabels, type DeviceRef } from './names.ts';
+import { opcuaMounts } from './opcua-mounts.ts';
 
 export const CONFIG_MOUNT_PATH = '/etc/edgedevice/config';
 export const HTTP_PORT = 8080;
@@ -48,6 +49,7 @@ function env(device: DeviceInput, settings: BundleSettings): V1EnvVar[] {
     vars.push({ name: 'MQTT_USERNAME', valueFrom: { secretKeyRef: { name: secret, key: 'username', optional: true } } });
     vars.push({ name: 'MQTT_PASSWORD', valueFrom: { secretKeyRef: { name: secret, key: 'password', optional: true } } });
   }
+  vars.push(...opcuaMounts(device.spec).env);
   return vars;
 }
 
@@ -64,7 +66,7 @@ function container(device: DeviceInput, settings: BundleSettings): V1Container {
     args: ['deviceshifu'],
     ports: [{ name: 'http', containerPort: HTTP_PORT }, ...(listenPort === undefined ? [] : [{ name: 'tcp', containerPort: listenPort }])],
     env: env(device, settings),
-    volumeMounts: [{ name: 'edgedevice-config', mountPath: CONFIG_MOUNT_PATH, readOnly: true }],
+    volumeMounts: [{ name: 'edgedevice-config', mountPath: CONFIG_MOUNT_PATH, readOnly: true }, ...opcuaMounts(device.spec).volumeMounts],
     resources: {
       requests: { cpu: settings.cpuRequest, memory: settings.memoryRequest },
       limits: { cpu: settings.cpuLimit, memory: settings.memoryLimit },
@@ -106,7 +108,7 @@ export function deviceShifuDeployment(device: DeviceInput, configMap: string, pl
           },
           ...(settings.tolerations === undefined || settings.tolerations.length === 0 ? {} : { tolerations: settings.tolerations.map((t) => ({ ...t })) }),
           containers: [container(device, settings)],
-          volumes: [{ name: 'edgedevice-config', configMap: { name: configMap } }],
+          volumes: [{ name: 'edgedevice-config', configMap: { name: configMap } }, ...opcuaMounts(device.spec).volumes],
         },
       },
     },

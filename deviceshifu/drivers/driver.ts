@@ -40,6 +40,18 @@ export interface Driver {
   call(instruction: Instruction, request: DriverRequest): Promise<DriverResponse>;
   /** Cheap reachability check (connect, broker link): resolves when the device can be reached now. */
   probe(signal: AbortSignal): Promise<void>;
+  /**
+   * Optional: the device pushes an instruction's value (OPC UA monitored items) instead of being
+   * polled. Telemetry uses it when present; it runs until `signal` aborts and survives reconnects.
+   */
+  subscribe?(instruction: Instruction, intervalMs: number, sink: SubscriptionSink, signal: AbortSignal): void;
+}
+
+/** Where a subscription delivers: a new value, a sign of life without one, or a failure. */
+export interface SubscriptionSink {
+  value(response: DriverResponse): void;
+  alive(): void;
+  error(err: Error): void;
 }
 
 /** Where a driver reads secrets referenced by the EdgeDevice (e.g. MQTTServerSecret). */
@@ -54,6 +66,10 @@ export interface DriverOptions {
   readonly mqttCaFile?: string;
   /** MQTT controlMsgs: longest wait for a command's completion message, 0 = no limit (default 60 s). */
   readonly controlMsgsTimeoutMs?: number;
+  /** OPC UA: where the ConfigMap or Secret with CertificateFileName and PrivateKeyFileName is mounted. */
+  readonly opcuaCertificateDir?: string;
+  /** OPC UA: writable directory for the client's PKI (its own certificate, servers' certificates). */
+  readonly opcuaPkiDir?: string;
 }
 
 export interface DriverContext {

@@ -9,6 +9,7 @@ const FACTORIES: Partial<Record<Protocol, () => Promise<DriverFactory>>> = {
   HTTP: async () => (await import('./http.ts')).createHttpDriver,
   HTTPCommandline: async () => (await import('./httpcommandline.ts')).createCommandlineDriver,
   MQTT: async () => (await import('./mqtt.ts')).createMqttDriver,
+  OPCUA: async () => (await import('./opcua.ts')).createOpcuaDriver,
   Socket: async () => (await import('./socket.ts')).createSocketDriver,
   TCP: async () => (await import('./tcp.ts')).createTcpDriver,
 };

@@ -1,5 +1,6 @@
-// Secrets named by the EdgeDevice (MQTTServerSecret). Under the controller the kubelet already
-// delivers them as MQTT_USERNAME / MQTT_PASSWORD (secretKeyRef in the generated Deployment), so the
+// Secrets named by the EdgeDevice (MQTTServerSecret, OPCUASetting.CredentialsSecret). Under the
+// controller the kubelet already delivers them as MQTT_USERNAME / MQTT_PASSWORD or OPCUA_PASSWORD
+// (secretKeyRef in the generated Deployment), so the
 // gateway needs no right to read Secrets; a deviceShifu deployed by hand reads it from the API.
 import type { KubeClient } from '../../shared/kube/client.ts';
 import { toKubeError } from '../../shared/kube/errors.ts';
@@ -7,7 +8,9 @@ import type { SecretReader } from '../drivers/driver.ts';
 
 /** The credentials the kubelet put in the environment, if any. */
 export function environmentCredentials(env: NodeJS.ProcessEnv): Record<string, string> | undefined {
-  const { MQTT_USERNAME: username, MQTT_PASSWORD: password } = env;
+  // one device per deviceShifu: the controller sets the variables of its protocol only (OPC UA: the password)
+  const { MQTT_USERNAME: username } = env;
+  const password = env.MQTT_PASSWORD ?? env.OPCUA_PASSWORD;
   if (username === undefined && password === undefined) return undefined;
   return { ...(username === undefined ? {} : { username }), ...(password === undefined ? {} : { password }) };
 }

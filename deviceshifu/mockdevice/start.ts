@@ -9,19 +9,23 @@ const HTTP_DEVICES: Readonly<Record<string, () => Record<string, MockRoute>>> = 
   thermometer, agv, 'robot-arm': robotArm, robotarm: robotArm, 'plate-reader': plateReader, platereader: plateReader, plc,
 };
 
-export const MOCK_DEVICES = [...Object.keys(HTTP_DEVICES), 'socket', 'mqtt'] as const;
+export const MOCK_DEVICES = [...Object.keys(HTTP_DEVICES), 'socket', 'mqtt', 'opcua'] as const;
 
 export interface MockOptions {
   readonly host: string;
   readonly port: number;
   /** MQTT device: broker to use instead of its own. */
   readonly brokerUrl?: string;
+  /** OPC UA device: UserName credentials it accepts (anonymous refused when set). */
+  readonly opcuaUsers?: Readonly<Record<string, string>>;
 }
 
 export async function startMockDevice(name: string, options: MockOptions): Promise<RunningMock> {
   const routes = HTTP_DEVICES[name];
   if (routes !== undefined) return startHttpMock(name, routes(), options.host, options.port);
   if (name === 'socket') return startSocketEcho(options.host, options.port);
+  // node-opcua loads only for the OPC UA mock
+  if (name === 'opcua') return (await import('./opcua-device.ts')).startOpcuaMock({ host: options.host, port: options.port, ...(options.opcuaUsers === undefined ? {} : { users: options.opcuaUsers }) });
   if (name === 'mqtt') return startMqttDevice({ host: options.host, port: options.port, ...(options.brokerUrl === undefined ? {} : { brokerUrl: options.brokerUrl }) });
   throw new EdgeshifuError('invalid', `no mock device "${name}"; choose one of ${MOCK_DEVICES.join(', ')}`);
 }

@@ -11,11 +11,14 @@ import type { GatewayMetrics } from '../metrics.ts';
 import type { DeviceHealth } from '../status/health.ts';
 import { readAll } from './read-all.ts';
 import type { TelemetryPayload } from './pusher.ts';
+import { subscriptionLoop, type Subscribe } from './subscription.ts';
 
 export interface TelemetryDeps {
   readonly deviceName: string;
   readonly call: (instruction: Instruction, input: CallInput) => Promise<DriverResponse>;
   readonly probe: (signal: AbortSignal) => Promise<void>;
+  /** Present when the driver pushes values (OPC UA): telemetry subscribes instead of polling. */
+  readonly subscribe?: Subscribe;
   readonly push: (to: string, payload: TelemetryPayload, signal: AbortSignal) => Promise<void>;
   readonly health: DeviceHealth;
   readonly metrics: GatewayMetrics;
@@ -84,5 +87,8 @@ async function loop(telemetry: Telemetry, config: DeviceShifuConfig, deps: Telem
 
 /** Starts every telemetry of `config`; they all stop when `signal` aborts. */
 export function startTelemetries(config: DeviceShifuConfig, deps: TelemetryDeps, signal: AbortSignal): Promise<void> {
-  return Promise.all(config.telemetries.map((t) => loop(t, config, deps, signal))).then(() => undefined);
+  return Promise.all(config.telemetries.map((t) => {
+    const instruction = t.instruction === undefined ? undefined : config.instructions.get(t.instruction);
+    return instruction !== undefined && deps.subscribe !== undefined ? subscriptionLoop({ telemetry: t, instruction, subscribe: deps.subscribe }, deps, signal) : loop(t, config, deps, signal);
+  })).then(() => undefined);
 }

@@ -27,7 +27,9 @@ export const MQTTSetting = Type.Object({
 
 export const OPCUASetting = Type.Object({
   OPCUAEndpoint: S(), SecurityMode: S(), AuthenticationMode: S(), CertificateFileName: S(), PrivateKeyFileName: S(),
-  ConfigmapName: S(), IssuedToken: S(), SecurityPolicy: S(), Username: S(), Password: S(),
+  ConfigmapName: S(), IssuedToken: S(), SecurityPolicy: S(), Username: S(),
+  Password: S('Prefer CredentialsSecret: a password here is readable by anyone who can read the EdgeDevice.'),
+  CredentialsSecret: S('Name of a Secret (key password; may also hold the CertificateFileName and PrivateKeyFileName files): edgeshifu only, Shifu has no such field.'),
   ConnectionTimeoutInMilliseconds: Type.Optional(Type.Integer({ format: 'int64', minimum: 0 })),
 });
 

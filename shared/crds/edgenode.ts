@@ -31,6 +31,17 @@ export const SeenDevice = Type.Object({
   linkType: LinkType,
 });
 
+export const OpcuaServerSeen = Type.Object({
+  target: Type.String({ description: 'host:port asked (shifud --discovery-opcua).' }),
+  applicationUri: Type.String(),
+  applicationName: Type.String(),
+  endpoints: Type.Array(Type.Object({
+    url: Type.String(),
+    securityMode: Type.String({ description: 'None, Sign or SignAndEncrypt.' }),
+    securityPolicy: Type.String({ description: 'e.g. Basic256Sha256.' }),
+  }), { maxItems: 32 }),
+});
+
 export const EdgeNodeStatus = Type.Object({
   observedGeneration: Type.Optional(Type.Integer({ format: 'int64', minimum: 0 })),
   capacity: Type.Optional(NodeResources),
@@ -38,6 +49,7 @@ export const EdgeNodeStatus = Type.Object({
   lastHeartbeatTime: Type.Optional(Timestamp()),
   conditions: Type.Optional(Conditions),
   devices: Type.Optional(Type.Array(SeenDevice, { maxItems: 4096, description: 'EdgeDevices this node sees.' })),
+  opcuaServers: Type.Optional(Type.Array(OpcuaServerSeen, { maxItems: 256, description: 'OPC UA servers shifud found at its configured discovery targets.' })),
 });
 
 export type EdgeNodeSpec = Static<typeof EdgeNodeSpec>;

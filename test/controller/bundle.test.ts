@@ -78,3 +78,20 @@ test('node flags that are not plain tuning flags are refused, saying why', (t) =
   t.regex(refused('--max-opt=2;rm'), /is not a flag/);
   t.deepEqual(parseNodeFlags('--lite-mode --max-old-space-size=40'), ['--lite-mode', '--max-old-space-size=40']);
 });
+
+test('an OPC UA deviceShifu gets its certificate files projected from the ConfigMap and Secret, the password through the kubelet, and a writable /tmp', (t) => {
+  const spec: EdgeDeviceSpec = {
+    protocol: 'OPCUA', address: 'opc.tcp://plc:4840',
+    protocolSettings: { OPCUASetting: { SecurityMode: 'SignAndEncrypt', AuthenticationMode: 'UserName', Username: 'op', CredentialsSecret: 'plc-login', ConfigmapName: 'plc-certs', CertificateFileName: 'c.pem', PrivateKeyFileName: 'k.pem' } },
+  };
+  const pod = deviceShifuDeployment(device(spec), 'cm', placement, settings).spec?.template.spec;
+  const container = pod?.containers[0];
+  t.deepEqual(container?.env?.filter((e) => e.name.startsWith('OPCUA_')).map((e) => [e.name, e.value, e.valueFrom?.secretKeyRef?.name, e.valueFrom?.secretKeyRef?.key]), [['OPCUA_PASSWORD', undefined, 'plc-login', 'password']]);
+  t.deepEqual(container?.volumeMounts?.map((m) => [m.name, m.mountPath, m.readOnly]), [
+    ['edgedevice-config', '/etc/edgedevice/config', true], ['tmp', '/tmp', undefined], ['opcua-certificates', '/etc/edgedevice/certificate', true],
+  ]);
+  t.deepEqual(pod?.volumes?.find((v) => v.name === 'opcua-certificates')?.projected?.sources, [{ configMap: { name: 'plc-certs' } }, { secret: { name: 'plc-login' } }]);
+  t.true(container?.securityContext?.readOnlyRootFilesystem);
+  const http = deviceShifuDeployment(device({ protocol: 'HTTP', address: 'x:1' }), 'cm', placement, settings).spec?.template.spec;
+  t.deepEqual(http?.volumes?.map((v) => v.name), ['edgedevice-config']);
+});

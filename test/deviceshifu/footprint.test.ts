@@ -2,20 +2,56 @@
 // imports statically (dynamic imports load only on demand), and the packages and Node modules in
 // them. Each one ruled out here cost megabytes of RSS against a 50 MB budget (deviceshifu/README.md).
 import test from 'ava';
+import type { ExecutionContext } from 'ava';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { stringify } from 'yaml';
+import type { EdgeDeviceSpec } from '../../shared/crds/edgedevice.ts';
 import { bundleMetafile, loadedAtStart, packagesIn } from '../support/footprint.ts';
+import { ConfigDir } from './support/configdir.ts';
+import { mockDevice } from './support/mocks.ts';
+import { instructionsYaml, opcuaMock } from './support/opcua.ts';
 
-test('at start, deviceShifu loads neither client-node, express, prom-client nor mqtt, and no ESM import of node:http(s)', async (t) => {
+const run = promisify(execFile);
+
+test('at start, deviceShifu loads neither client-node, express, prom-client, mqtt nor node-opcua, and no ESM import of node:http(s)', async (t) => {
   const meta = await bundleMetafile('deviceshifu', new URL('../../deviceshifu/main.ts', import.meta.url).pathname);
   const outputs = loadedAtStart(meta, 'deviceshifu');
   t.true(outputs.length > 1);
   const packages = packagesIn(outputs);
   t.true(packages.has('yaml') && packages.has('pino'), `the packages it does need are seen: ${[...packages].join(', ')}`);
-  for (const heavy of ['@kubernetes/client-node', 'express', 'prom-client', 'mqtt', 'undici']) t.false(packages.has(heavy), `${heavy} is loaded at start`);
+  for (const heavy of ['@kubernetes/client-node', 'express', 'prom-client', 'mqtt', 'undici', 'node-opcua-client', 'node-opcua-crypto', 'node-opcua-certificate-manager']) t.false(packages.has(heavy), `${heavy} is loaded at start`);
   // an ESM import of node:http builds its namespace, whose lazy WebSocket getter loads undici
   const esmBuiltins = outputs.flatMap((o) => o.imports).filter((i) => i.external === true && i.kind === 'import-statement').map((i) => i.path.replace(/^node:/, ''));
   t.false(esmBuiltins.includes('http') || esmBuiltins.includes('https'), `ESM imports of builtins: ${esmBuiltins.join(', ')}`);
   // the Kubernetes client and the protocol drivers are there, behind dynamic imports
   const all = new Set(Object.values(meta.outputs).flatMap((o) => Object.keys(o.inputs)));
-  t.true(all.has('shared/kube/client.ts') && all.has('deviceshifu/drivers/mqtt.ts'), 'the bundle still holds them for when they are needed');
+  t.true(all.has('shared/kube/client.ts') && all.has('deviceshifu/drivers/mqtt.ts') && all.has('deviceshifu/drivers/opcua.ts'), 'the bundle still holds them for when they are needed');
   t.false(outputs.some((o) => Object.keys(o.inputs).includes('shared/kube/client.ts')), 'the Kubernetes client loads only in Kubernetes mode');
+});
+
+async function loadedModules(t: ExecutionContext, data: Readonly<Record<string, string>>, spec: EdgeDeviceSpec, instruction: string): Promise<{ status: number; modules: string[] }> {
+  const config = await ConfigDir.create(t, data);
+  const dir = await mkdtemp(join(tmpdir(), 'footprint-edgedevice-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const file = join(dir, 'edgedevice.yaml');
+  await writeFile(file, stringify({ apiVersion: 'shifu.edgenesis.io/v1alpha1', kind: 'EdgeDevice', metadata: { name: 'footprint', namespace: 'devices' }, spec }));
+  const child = new URL('support/loaded-modules.ts', import.meta.url).pathname;
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', child, config.dir, file, instruction], { maxBuffer: 64 << 20 });
+  return JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as { status: number; modules: string[] };
+}
+
+test('an HTTP deviceShifu serving a request never loads node-opcua; an OPC UA one does', async (t) => {
+  const thermometer = await mockDevice(t, 'thermometer');
+  const http = await loadedModules(t, { instructions: 'instructions:\n  read_value:\n    readWrite: R\n' }, { protocol: 'HTTP', address: thermometer.address }, 'read_value');
+  t.is(http.status, 200);
+  t.true(http.modules.some((m) => m.includes('/deviceshifu/drivers/http.ts')), 'the HTTP driver was seen loading');
+  t.deepEqual(http.modules.filter((m) => m.includes('node_modules/node-opcua') || m.includes('/drivers/opcua')), []);
+  const mock = await opcuaMock(t);
+  const opcua = await loadedModules(t, { instructions: instructionsYaml({ temperature: 'ns=2;i=3' }) }, { protocol: 'OPCUA', address: mock.endpoint }, 'temperature');
+  t.is(opcua.status, 200);
+  t.true(opcua.modules.some((m) => m.includes('node_modules/node-opcua-client/')), 'the control: an OPC UA deviceShifu loads node-opcua');
 });

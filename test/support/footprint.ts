@@ -7,6 +7,8 @@ export async function bundleMetafile(component: string, main: string): Promise<M
   const result = await build({
     entryPoints: { [component]: main },
     bundle: true, splitting: true, platform: 'node', format: 'esm', target: 'node24',
+    // node-opcua's lock library imports it only for a provider it does not use by default (an optional peer)
+    external: ['proper-lockfile'],
     outdir: `/nonexistent/${component}-footprint`, write: false, metafile: true, logLevel: 'silent',
   });
   return result.metafile;

@@ -87,6 +87,19 @@ export const DRIVER_FIXTURES: readonly DriverFixture[] = [
     },
     instruction: 'set', request: { method: 'POST', body: Buffer.from('on') }, expected: /^\{"mqtt_topic":"\/test\/contract","published_bytes":2\}$/,
   },
+  {
+    protocol: 'OPCUA',
+    setup: (port) => ({ spec: { protocol: 'OPCUA', address: `opc.tcp://127.0.0.1:${port}` }, data: { instructions: 'instructions:\n  temperature:\n    protocolPropertyList:\n      OPCUANodeID: "ns=2;i=3"\n' } }),
+    startDevice: async (t, port) => {
+      // node-opcua loads only for this fixture
+      const { startOpcuaMock } = await import('../../../deviceshifu/mockdevice/opcua-device.ts');
+      const mock = await startOpcuaMock({ host: '127.0.0.1', port });
+      let closed = false;
+      t.teardown(async () => { if (!closed) await mock.close(); });
+      return { close: async () => { closed = true; await mock.close(); } };
+    },
+    instruction: 'temperature', request: {}, expected: /^21\.5$/,
+  },
 ];
 
 export { scriptedDevice };

@@ -20,6 +20,8 @@ export interface LocalDevice {
   readonly data: Readonly<Record<string, string>>;
   /** What to try through its deviceShifu. */
   readonly tryInstruction: string;
+  /** spec.address for the mock's port (default 127.0.0.1:<port>). */
+  readonly address?: (port: number) => string;
 }
 
 const exampleData = (name: string): Record<string, string> =>
@@ -47,6 +49,21 @@ export const LOCAL_DEVICES: readonly LocalDevice[] = [
         + '  command:\n    readWrite: W\n    protocolPropertyList:\n      MQTTTopic: "/test/test2"\n',
     },
     tryInstruction: 'mqtt_data',
+  },
+  {
+    // Shifu's OPC UA demo: a counter at ns=2;i=2, the server's time and product name
+    mock: 'opcua', example: 'opcua', edgeDevice: 'edgedevice-opcua', configMap: 'opcua-configmap-0.0.1',
+    data: {
+      driverProperties: 'driverSku: opcua-test\ndriverImage:\n',
+      instructions: 'instructions:\n'
+        + '  get_value:\n    protocolPropertyList:\n      OPCUANodeID: "ns=2;i=2"\n'
+        + '  get_time:\n    protocolPropertyList:\n      OPCUANodeID: "i=2258"\n'
+        + '  get_server:\n    protocolPropertyList:\n      OPCUANodeID: "i=2261"\n'
+        + '  setpoint:\n    readWrite: RW\n    protocolPropertyList:\n      OPCUANodeID: "ns=2;i=6"\n',
+      telemetries: 'telemetries:\n  counter:\n    properties:\n      instruction: get_value\n      initialDelayMs: 1000\n      intervalMs: 1000\n',
+    },
+    tryInstruction: 'get_value',
+    address: (port) => `opc.tcp://127.0.0.1:${String(port)}`,
   },
 ];
 
@@ -84,7 +101,7 @@ export function deviceManifests(mock: RunningMock): KubernetesObject[] {
   const { device, port } = mock;
   const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: device.configMap, namespace: 'deviceshifu' }, data: device.data };
   const edgeDevice = shifuExample(device.example).find((o) => o.metadata?.name === device.edgeDevice) as unknown as KubernetesObject & { spec: Record<string, unknown> };
-  edgeDevice.spec.address = `127.0.0.1:${String(port)}`;
+  edgeDevice.spec.address = device.address?.(port) ?? `127.0.0.1:${String(port)}`;
   edgeDevice.spec.configMapName = device.configMap;
   return [configMap, edgeDevice];
 }

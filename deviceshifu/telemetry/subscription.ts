@@ -1,0 +1,57 @@
+// Telemetry for a driver that pushes values (OPC UA subscriptions): no polling. Each value the
+// device sends is evidence for the phase and is pushed like a poll's result; a keep-alive without
+// a value is evidence too, so an unchanging value does not make the phase stale. A failure is
+// logged once per run of failures, not once per notification.
+import { sleep } from '../../shared/backoff.ts';
+import type { Instruction, Telemetry } from '../config/types.ts';
+import type { SubscriptionSink } from '../drivers/driver.ts';
+import { headerValue } from '../drivers/headers.ts';
+import type { TelemetryPayload } from './pusher.ts';
+import { readAll } from './read-all.ts';
+import type { TelemetryDeps } from './runner.ts';
+
+export type Subscribe = (instruction: Instruction, intervalMs: number, sink: SubscriptionSink, signal: AbortSignal) => void;
+
+export interface SubscribedTelemetry {
+  readonly telemetry: Telemetry;
+  readonly instruction: Instruction;
+  readonly subscribe: Subscribe;
+}
+
+export async function subscriptionLoop({ telemetry, instruction, subscribe }: SubscribedTelemetry, deps: TelemetryDeps, signal: AbortSignal): Promise<void> {
+  await sleep(telemetry.initialDelayMs, signal);
+  if (signal.aborted) return;
+  let failing = false;
+  const ok = (): void => {
+    failing = false;
+    deps.health.record('telemetry', true, undefined, telemetry.name);
+  };
+  const push = async (payload: TelemetryPayload): Promise<void> => {
+    if (telemetry.pushTo === undefined) return;
+    try {
+      await deps.push(telemetry.pushTo, payload, signal);
+      deps.metrics.telemetryPush.inc({ telemetry: telemetry.name, result: 'ok' });
+    } catch (err) {
+      deps.metrics.telemetryPush.inc({ telemetry: telemetry.name, result: 'error' });
+      deps.logger.warn({ telemetry: telemetry.name, to: telemetry.pushTo, err: (err as Error).message }, 'telemetry push failed');
+    }
+  };
+  subscribe(instruction, telemetry.intervalMs, {
+    value(response) {
+      ok();
+      deps.metrics.telemetry.inc({ telemetry: telemetry.name, result: 'ok' });
+      const contentType = headerValue(response.headers, 'content-type');
+      void readAll(response.body, 1 << 20).then((body) => push({
+        deviceName: deps.deviceName, telemetry: telemetry.name, body, ...(contentType ? { contentType } : {}),
+      }));
+    },
+    alive: ok,
+    error(err) {
+      deps.health.record('telemetry', false, err.message, telemetry.name);
+      deps.metrics.telemetry.inc({ telemetry: telemetry.name, result: 'error' });
+      if (!failing) deps.logger.warn({ telemetry: telemetry.name, err: err.message }, 'telemetry subscription failed');
+      failing = true;
+    },
+  }, signal);
+  await new Promise<void>((resolve) => { signal.addEventListener('abort', () => { resolve(); }, { once: true }); });
+}
