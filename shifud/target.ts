@@ -60,6 +60,7 @@ const BY_PROTOCOL: Readonly<Record<EdgeDeviceSpec['protocol'], (spec: EdgeDevice
   Socket: tcpAddress,
   PLC4X: tcpAddress,
   OPCUA: (spec) => tcp(spec.protocolSettings?.OPCUASetting?.OPCUAEndpoint ?? spec.address, 'spec.address', 4840),
+  Modbus: (spec) => (spec.protocolSettings?.ModbusSetting?.mode === 'RTU' ? { ok: true, value: { kind: 'none', why: 'a Modbus RTU device is on a serial line: shifud does not probe it' } } : tcp(spec.address, 'spec.address', 502)),
   LwM2M: NOT_PROBED('an LwM2M device registers with its deviceShifu; shifud does not probe it'),
   USB: NOT_PROBED('declare spec.usb {vendorId, productId} (or spec.customMetadata usbVendorId and usbProductId, hex) so shifud can find the device on the USB bus'),
 };

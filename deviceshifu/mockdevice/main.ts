@@ -10,6 +10,7 @@ import { startMockDevice } from './start.ts';
 const MockSettings = Type.Object({
   bindAddress: Type.String({ default: '127.0.0.1' }),
   brokerUrl: Type.Optional(Type.String({ description: 'MQTT device: the broker to publish to (default: its own).' })),
+  serialPath: Type.Optional(Type.String({ description: 'Modbus device: serve RTU on this serial device instead of TCP.' })),
 });
 
 const logger = createLogger('mockdevice');
@@ -17,7 +18,7 @@ try {
   const settings = loadConfig(MockSettings, { argv: process.argv.slice(3), env: process.env });
   const name = process.argv[2] ?? process.env.MOCKDEVICE_NAME ?? '';
   const port = Number(process.env.MOCKDEVICE_PORT ?? '0');
-  const device = await startMockDevice(name, { host: settings.bindAddress, port, ...(settings.brokerUrl === undefined ? {} : { brokerUrl: settings.brokerUrl }) });
+  const device = await startMockDevice(name, { host: settings.bindAddress, port, ...(settings.brokerUrl === undefined ? {} : { brokerUrl: settings.brokerUrl }), ...(settings.serialPath === undefined ? {} : { serialPath: settings.serialPath }) });
   process.stdout.write(`${JSON.stringify({ device: device.name, address: device.address, port: device.port })}\n`);
   const stop = (): void => { void device.close().then(() => process.exit(0)); };
   process.once('SIGINT', stop);

@@ -2,6 +2,7 @@
 import { EdgeshifuError } from '../../shared/errors.ts';
 import { agv, plateReader, plc, robotArm, thermometer } from './devices.ts';
 import { startHttpMock, type MockRoute, type RunningMock } from './http-device.ts';
+import { startModbusDevice } from './modbus-device.ts';
 import { startMqttDevice } from './mqtt-device.ts';
 import { startSocketEcho } from './socket-echo.ts';
 
@@ -9,13 +10,15 @@ const HTTP_DEVICES: Readonly<Record<string, () => Record<string, MockRoute>>> = 
   thermometer, agv, 'robot-arm': robotArm, robotarm: robotArm, 'plate-reader': plateReader, platereader: plateReader, plc,
 };
 
-export const MOCK_DEVICES = [...Object.keys(HTTP_DEVICES), 'socket', 'mqtt'] as const;
+export const MOCK_DEVICES = [...Object.keys(HTTP_DEVICES), 'socket', 'mqtt', 'modbus'] as const;
 
 export interface MockOptions {
   readonly host: string;
   readonly port: number;
   /** MQTT device: broker to use instead of its own. */
   readonly brokerUrl?: string;
+  /** Modbus device: RTU on this serial device instead of TCP. */
+  readonly serialPath?: string;
 }
 
 export async function startMockDevice(name: string, options: MockOptions): Promise<RunningMock> {
@@ -23,5 +26,6 @@ export async function startMockDevice(name: string, options: MockOptions): Promi
   if (routes !== undefined) return startHttpMock(name, routes(), options.host, options.port);
   if (name === 'socket') return startSocketEcho(options.host, options.port);
   if (name === 'mqtt') return startMqttDevice({ host: options.host, port: options.port, ...(options.brokerUrl === undefined ? {} : { brokerUrl: options.brokerUrl }) });
+  if (name === 'modbus') return startModbusDevice({ host: options.host, port: options.port, ...(options.serialPath === undefined ? {} : { serialPath: options.serialPath }) });
   throw new EdgeshifuError('invalid', `no mock device "${name}"; choose one of ${MOCK_DEVICES.join(', ')}`);
 }
