@@ -108,7 +108,7 @@ test('instructions are checked at load: each mistake names the key and the fix',
   for (const [props, rw, message] of table) {
     const err = t.throws(() => parseModbusInstruction(instruction(props, rw), BIG), { message }, JSON.stringify(props));
     t.is((err as { kind?: string } | undefined)?.kind, 'invalid');
-    t.regex(err?.message ?? '', /^instruction x: protocolPropertyList: /);
+    t.regex(err.message, /^instruction x: protocolPropertyList: /);
   }
   t.like(parseModbusInstruction(instruction({ registerType: 'holding', address: '0x10', dataType: 'float64' }), BIG), { address: 16, count: 4 });
   t.like(parseModbusInstruction(instruction({ registerType: 'coil', address: '3' }), BIG), { dataType: 'bool', count: 1 });
