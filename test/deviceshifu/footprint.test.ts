@@ -19,3 +19,24 @@ test('at start, deviceShifu loads neither client-node, express, prom-client nor 
   t.true(all.has('shared/kube/client.ts') && all.has('deviceshifu/drivers/mqtt.ts'), 'the bundle still holds them for when they are needed');
   t.false(outputs.some((o) => Object.keys(o.inputs).includes('shared/kube/client.ts')), 'the Kubernetes client loads only in Kubernetes mode');
 });
+
+/** Outputs reached by static imports from the chunk that holds `input` (what loading that module costs). */
+function loadedWith(meta: Awaited<ReturnType<typeof bundleMetafile>>, input: string): Set<string> {
+  const start = Object.entries(meta.outputs).find(([, o]) => Object.keys(o.inputs).includes(input))?.[0];
+  const seen = new Set<string>();
+  const queue = start === undefined ? [] : [start];
+  while (queue.length > 0) {
+    const path = queue.pop() ?? '';
+    if (seen.has(path)) continue;
+    seen.add(path);
+    for (const i of meta.outputs[path]?.imports ?? []) if (i.kind === 'import-statement' && i.external !== true) queue.push(i.path);
+  }
+  return packagesIn([...seen].map((p) => meta.outputs[p]).filter((o) => o !== undefined));
+}
+
+test('an HTTP deviceShifu never loads the Modbus library (nor serialport) or CoAP; a Modbus one does', async (t) => {
+  const meta = await bundleMetafile('deviceshifu', new URL('../../deviceshifu/main.ts', import.meta.url).pathname);
+  const http = new Set([...packagesIn(loadedAtStart(meta, 'deviceshifu')), ...loadedWith(meta, 'deviceshifu/drivers/http.ts')]);
+  for (const heavy of ['modbus-serial', 'serialport', '@serialport/bindings-cpp', 'coap']) t.false(http.has(heavy), `${heavy} loads with the HTTP driver`);
+  t.true(loadedWith(meta, 'deviceshifu/drivers/modbus.ts').has('modbus-serial'), 'the Modbus driver brings modbus-serial with it');
+});
