@@ -10,6 +10,7 @@ const CALLS = [
   { device: 'edgedevice-thermometer', instruction: 'read_value', valid: (body: string): boolean => /^\d+$/.test(body) && Number(body) >= 10 && Number(body) <= 30 },
   { device: 'edgedevice-robotarm', instruction: 'get_coordinate', valid: (body: string): boolean => /^xpos: \d+, ypos: \d+, zpos: \d+$/.test(body) },
   { device: 'edgedevice-mqtt', instruction: 'mqtt_data', valid: (body: string): boolean => typeof (JSON.parse(body) as { mqtt_message?: unknown }).mqtt_message === 'string' },
+  { device: 'edgedevice-modbus', instruction: 'temperature', valid: (body: string): boolean => Number(body) >= 20 && Number(body) <= 30 },
 ] as const;
 
 test('npm start brings up the local edge stack, serves its devices through deviceShifu, and Ctrl-C leaves no process behind', async (t) => {
