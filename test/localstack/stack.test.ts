@@ -47,7 +47,7 @@ test('npm start brings up the local edge stack, serves its devices through devic
     return thermometer?.attributes.phase === 'Running' ? map : undefined;
   }, { timeoutMs: 60_000 });
   t.deepEqual(edgeMap.vertices.filter((v) => v.kind === 'edgeDevice').map((v) => [v.key, v.attributes.nodeName]).sort(), [
-    ['devices/edgedevice-mqtt', 'edge-local'], ['devices/edgedevice-robotarm', 'edge-local'], ['devices/edgedevice-thermometer', 'edge-local'],
+    ['devices/edgedevice-modbus', 'edge-local'], ['devices/edgedevice-mqtt', 'edge-local'], ['devices/edgedevice-robotarm', 'edge-local'], ['devices/edgedevice-thermometer', 'edge-local'],
   ]);
 
   stack.child.kill('SIGINT');
