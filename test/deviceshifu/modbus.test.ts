@@ -143,3 +143,19 @@ test('concurrent calls to one device are serialised: 40 at once all answer corre
   const replies = await Promise.all(calls.map(async (entry) => ({ name: entry?.[0] ?? '', expect: entry?.[1].expect, reply: await call(gateway, entry?.[0] ?? '') })));
   for (const { name, expect, reply } of replies) t.deepEqual(reply, { status: 200, body: expect }, name);
 });
+
+test('calls waiting in the queue each meet their own deadline, and the line is free again afterwards', async (t) => {
+  const device = await tcpDevice(t, 7);
+  const silent = await modbusGateway(t, { mode: 'TCP', unitId: 3, timeoutMs: 3000 }, device.address);
+  // the first call holds the line for up to 3 s; the queued ones give up at their own 0.2 s
+  const replies = await Promise.all(Array.from({ length: 5 }, async () => {
+    const response = await silent.get('/int16?timeout=0.2');
+    return { status: response.status, body: await response.json() as { error: { message: string } } };
+  }));
+  for (const reply of replies) {
+    t.is(reply.status, 504);
+    t.regex(reply.body.error.message, /device did not answer int16 within 0.2 s/, 'cut by the caller\'s deadline, not the device timeout of 3000 ms');
+  }
+  const fine = await modbusGateway(t, { mode: 'TCP', unitId: 7 }, device.address);
+  t.deepEqual(await call(fine, 'int16'), { status: 200, body: -1234 });
+});
