@@ -93,18 +93,20 @@ async function main(): Promise<void> {
     await writeFile(join(dir, 'edgedevice.yaml'), stringify({ apiVersion: 'shifu.edgenesis.io/v1alpha1', kind: 'EdgeDevice', metadata: { name: 'edgedevice-modbus', namespace: 'devices' }, spec: { protocol: 'Modbus', address, protocolSettings: { ModbusSetting: { mode: 'TCP', unitId: 1 } } } }));
     cgroup = await memoryCgroup(`edgeshifu-bench-modbus-${String(process.pid)}`);
     const shifu = await start(join(bundle, 'deviceshifu.js'), ['--config-dir', configDir, '--edgedevice-file', join(dir, 'edgedevice.yaml'), '--port', '0'], (l) => l.msg === 'deviceShifu listening', {
-      env: { EDGESHIFU_LOG_LEVEL: 'warn' }, flags, ...(typeof cgroup === 'string' ? {} : { cgroup }),
+      env: { EDGESHIFU_LOG_LEVEL: 'info' }, flags, ...(typeof cgroup === 'string' ? {} : { cgroup }),
     });
     children.push(shifu.child);
     const pid = shifu.child.pid ?? 0;
     const agent = new Agent({ keepAlive: true, maxSockets: 8 });
     const through = new URL(`http://${String(shifu.line.address)}/float32`);
     await httpGet(agent, through);
+    console.error(`deviceShifu answers; idle for ${String(IDLE_SECONDS)} s`);
     await delay(IDLE_SECONDS * 1000);
     const idle = `${await rssOf(pid)}; container ${typeof cgroup === 'string' ? cgroup : describeContainerMemory(await cgroup.read())}`;
     const client = new modbusSerial.default();
     const [host = '', port = ''] = address.split(':');
     await client.connectTCP(host, { port: Number(port) });
+    console.error('modbus-serial client connected; loading');
     client.setID(1);
     client.setTimeout(2000);
     const direct = async (): Promise<void> => {
