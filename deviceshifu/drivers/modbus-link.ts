@@ -95,7 +95,9 @@ export class ModbusLink {
     client.setID(unitId);
     client.setTimeout(timeoutMs);
     client.on('close', () => {
-      if (this.client === client) this.client = undefined;
+      // a line we closed ourselves has nothing in flight; only the current one can lose a request
+      if (this.client !== client) return;
+      this.client = undefined;
       this.onLost?.(new EdgeshifuError('unavailable', `${this.where} closed the connection before answering`));
     });
     this.options.logger.info({ device: this.where, unitId }, 'Modbus line open');
