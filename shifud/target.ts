@@ -3,6 +3,7 @@
 import type { EdgeDeviceSpec } from '../shared/crds/edgedevice.ts';
 import { parseEndpoint, type Parsed } from './address.ts';
 import { usbIdentityOfSpec, type UsbIdentity } from './usbMatch.ts';
+import { PROBE_FUNCTIONS, type ModbusProbe } from './probes/modbus.ts';
 
 /** spec.customMetadata keys shifud reads for HTTP devices. */
 export const HTTP_KEYS = { healthPath: 'healthPath', healthExpect: 'healthExpect' } as const;
@@ -12,6 +13,7 @@ export type ProbeTarget =
   | { readonly kind: 'http'; readonly url: string; readonly expect?: string }
   | { readonly kind: 'mqtt'; readonly host: string; readonly port: number }
   | { readonly kind: 'usb'; readonly identity: UsbIdentity }
+  | ({ readonly kind: 'modbus' } & ModbusProbe)
   /** Nothing shifud can probe; `why` says so in the condition. */
   | { readonly kind: 'none'; readonly why: string };
 
@@ -49,6 +51,23 @@ function mqtt(spec: EdgeDeviceSpec): Parsed<ProbeTarget> {
   return { ok: true, value: scheme === 'mqtts' ? { kind: 'tcp', host, port } : { kind: 'mqtt', host, port } };
 }
 
+/** spec.customMetadata key naming the register a Modbus probe reads, "<registerType>:<address>". */
+export const MODBUS_PROBE_KEY = 'modbusProbeRegister';
+
+function modbus(spec: EdgeDeviceSpec): Parsed<ProbeTarget> {
+  if (spec.protocolSettings?.ModbusSetting?.mode === 'RTU') return { ok: true, value: { kind: 'none', why: 'a Modbus RTU device is on a serial line: shifud does not probe it' } };
+  const endpoint = tcp(spec.address, 'spec.address', 502);
+  const register = spec.customMetadata?.[MODBUS_PROBE_KEY];
+  if (!endpoint.ok || endpoint.value.kind !== 'tcp' || register === undefined) return endpoint;
+  const match = /^(coil|discreteInput|holding|input):(\d{1,5})$/.exec(register);
+  const address = Number(match?.[2] ?? -1);
+  if (match === null || address > 0xffff) {
+    return { ok: false, message: `spec.customMetadata.${MODBUS_PROBE_KEY} "${register}" must be <registerType>:<address>, registerType one of ${Object.keys(PROBE_FUNCTIONS).join(', ')} and address 0-65535, e.g. "holding:0"` };
+  }
+  const { host, port } = endpoint.value;
+  return { ok: true, value: { kind: 'modbus', host, port, unitId: spec.protocolSettings?.ModbusSetting?.unitId ?? 1, registerType: match[1] as keyof typeof PROBE_FUNCTIONS, address } };
+}
+
 const NOT_PROBED = (why: string) => (): Parsed<ProbeTarget> => ({ ok: true, value: { kind: 'none', why } });
 const tcpAddress = (spec: EdgeDeviceSpec): Parsed<ProbeTarget> => tcp(spec.address, 'spec.address');
 
@@ -60,6 +79,7 @@ const BY_PROTOCOL: Readonly<Record<EdgeDeviceSpec['protocol'], (spec: EdgeDevice
   Socket: tcpAddress,
   PLC4X: tcpAddress,
   OPCUA: (spec) => tcp(spec.protocolSettings?.OPCUASetting?.OPCUAEndpoint ?? spec.address, 'spec.address', 4840),
+  Modbus: modbus,
   LwM2M: NOT_PROBED('an LwM2M device registers with its deviceShifu; shifud does not probe it'),
   USB: NOT_PROBED('declare spec.usb {vendorId, productId} (or spec.customMetadata usbVendorId and usbProductId, hex) so shifud can find the device on the USB bus'),
 };
@@ -79,6 +99,8 @@ export function describeTarget(target: ProbeTarget): string {
       return `${target.host.includes(':') ? `[${target.host}]` : target.host}:${target.port}`;
     case 'http':
       return target.url;
+    case 'modbus':
+      return `${target.host.includes(':') ? `[${target.host}]` : target.host}:${target.port} unit ${target.unitId} ${target.registerType} ${target.address}`;
     case 'usb':
       return `USB ${target.identity.vendorId}:${target.identity.productId}${target.identity.serial === undefined ? '' : ` serial ${target.identity.serial}`}`;
     case 'none':

@@ -12,6 +12,7 @@ const MockSettings = Type.Object({
   brokerUrl: Type.Optional(Type.String({ description: 'MQTT device: the broker to publish to (default: its own).' })),
   opcuaUsername: Type.Optional(Type.String({ description: 'OPC UA device: require this user (with EDGESHIFU_OPCUA_PASSWORD); anonymous sessions are refused.' })),
   opcuaPassword: Type.Optional(Type.String({ description: 'OPC UA device: the password of --opcua-username (prefer the environment variable).' })),
+  serialPath: Type.Optional(Type.String({ description: 'Modbus device: serve RTU on this serial device instead of TCP.' })),
 });
 
 const logger = createLogger('mockdevice');
@@ -21,7 +22,7 @@ try {
   const port = Number(process.env.MOCKDEVICE_PORT ?? '0');
   const opcuaUsers = settings.opcuaUsername === undefined ? undefined : { [settings.opcuaUsername]: settings.opcuaPassword ?? '' };
   const device = await startMockDevice(name, {
-    host: settings.bindAddress, port, ...(settings.brokerUrl === undefined ? {} : { brokerUrl: settings.brokerUrl }), ...(opcuaUsers === undefined ? {} : { opcuaUsers }),
+    host: settings.bindAddress, port, ...(settings.brokerUrl === undefined ? {} : { brokerUrl: settings.brokerUrl }), ...(opcuaUsers === undefined ? {} : { opcuaUsers }), ...(settings.serialPath === undefined ? {} : { serialPath: settings.serialPath }),
   });
   process.stdout.write(`${JSON.stringify({ device: device.name, address: device.address, port: device.port })}\n`);
   const stop = (): void => { void device.close().then(() => process.exit(0)); };

@@ -2,6 +2,7 @@
 import { EdgeshifuError } from '../../shared/errors.ts';
 import { agv, plateReader, plc, robotArm, thermometer } from './devices.ts';
 import { startHttpMock, type MockRoute, type RunningMock } from './http-device.ts';
+import { startModbusDevice } from './modbus-device.ts';
 import { startMqttDevice } from './mqtt-device.ts';
 import { startSocketEcho } from './socket-echo.ts';
 
@@ -9,7 +10,7 @@ const HTTP_DEVICES: Readonly<Record<string, () => Record<string, MockRoute>>> = 
   thermometer, agv, 'robot-arm': robotArm, robotarm: robotArm, 'plate-reader': plateReader, platereader: plateReader, plc,
 };
 
-export const MOCK_DEVICES = [...Object.keys(HTTP_DEVICES), 'socket', 'mqtt', 'opcua'] as const;
+export const MOCK_DEVICES = [...Object.keys(HTTP_DEVICES), 'socket', 'mqtt', 'opcua', 'modbus'] as const;
 
 export interface MockOptions {
   readonly host: string;
@@ -18,6 +19,8 @@ export interface MockOptions {
   readonly brokerUrl?: string;
   /** OPC UA device: UserName credentials it accepts (anonymous refused when set). */
   readonly opcuaUsers?: Readonly<Record<string, string>>;
+  /** Modbus device: RTU on this serial device instead of TCP. */
+  readonly serialPath?: string;
 }
 
 export async function startMockDevice(name: string, options: MockOptions): Promise<RunningMock> {
@@ -27,5 +30,6 @@ export async function startMockDevice(name: string, options: MockOptions): Promi
   // node-opcua loads only for the OPC UA mock
   if (name === 'opcua') return (await import('./opcua-device.ts')).startOpcuaMock({ host: options.host, port: options.port, ...(options.opcuaUsers === undefined ? {} : { users: options.opcuaUsers }) });
   if (name === 'mqtt') return startMqttDevice({ host: options.host, port: options.port, ...(options.brokerUrl === undefined ? {} : { brokerUrl: options.brokerUrl }) });
+  if (name === 'modbus') return startModbusDevice({ host: options.host, port: options.port, ...(options.serialPath === undefined ? {} : { serialPath: options.serialPath }) });
   throw new EdgeshifuError('invalid', `no mock device "${name}"; choose one of ${MOCK_DEVICES.join(', ')}`);
 }

@@ -3,9 +3,10 @@
 // validation, plus what Shifu lacks: enums, CEL rules, status conditions and four optional
 // fields for the controller design (attachedNode, location, configMapName) and for shifud (usb).
 import { Type, type Static, type TOptional, type TString } from '@sinclair/typebox';
+import { ModbusSetting, MODBUS_SPEC_RULES } from './modbus-setting.ts';
 import { Conditions, LinkType, Location, StringEnum, StringMap, Timestamp, celRules } from './schema.ts';
 
-export const PROTOCOLS = ['HTTP', 'HTTPCommandline', 'LwM2M', 'MQTT', 'OPCUA', 'PLC4X', 'Socket', 'TCP', 'USB'] as const;
+export const PROTOCOLS = ['HTTP', 'HTTPCommandline', 'LwM2M', 'Modbus', 'MQTT', 'OPCUA', 'PLC4X', 'Socket', 'TCP', 'USB'] as const;
 export type Protocol = (typeof PROTOCOLS)[number];
 /** Shifu has only Ethernet; a device may also hang off a node by USB, a serial line or radio. */
 export const CONNECTIONS = ['Ethernet', 'USB', 'Serial', 'Wireless'] as const;
@@ -80,6 +81,7 @@ export const ProtocolSettings = Type.Object({
   TCPSetting: Type.Optional(TCPSetting),
   PLC4XSetting: Type.Optional(PLC4XSetting),
   LwM2MSetting: Type.Optional(LwM2MSetting),
+  ModbusSetting: Type.Optional(ModbusSetting),
 });
 
 export const GatewaySettings = Type.Object({
@@ -123,6 +125,7 @@ const SPEC_RULES = celRules(
     message: `spec.protocolSettings.${p}Setting is set but spec.protocol is not ${p}: it would be ignored`,
     fieldPath: `.protocolSettings.${p}Setting`,
   })),
+  ...MODBUS_SPEC_RULES,
 );
 
 export const EdgeDeviceSpec = Type.Object({
@@ -157,3 +160,4 @@ export const EdgeDeviceStatus = Type.Object({
 
 export type EdgeDeviceSpec = Static<typeof EdgeDeviceSpec>;
 export type EdgeDeviceStatus = Static<typeof EdgeDeviceStatus>;
+export type ModbusSetting = Static<typeof ModbusSetting>;

@@ -5,6 +5,7 @@ import type { Observation } from '../deviceVerifier.ts';
 import { describeTarget, probeTargetOf } from '../target.ts';
 import { matchUsb, type UsbSeen } from '../usbMatch.ts';
 import { probeHttp } from './http.ts';
+import { probeModbus } from './modbus.ts';
 import { probeMqtt } from './mqtt.ts';
 import { probeTcp } from './tcp.ts';
 
@@ -32,5 +33,7 @@ export async function observe(spec: EdgeDeviceSpec, options: ObserveOptions): Pr
       return { kind: 'probe', target, outcome: await probeMqtt(target.host, target.port, signal, options.timeoutMs) };
     case 'http':
       return { kind: 'probe', target, outcome: await probeHttp(target.url, signal, options.timeoutMs) };
+    case 'modbus':
+      return { kind: 'probe', target, outcome: await probeModbus(target, signal, options.timeoutMs) };
   }
 }

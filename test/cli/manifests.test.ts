@@ -51,7 +51,7 @@ test('the short form takes an MQTT topic, a location and a ConfigMap name', (t) 
 
 const shortFormMistakes: readonly [Partial<ShortForm>, RegExp][] = [
   [{ name: 'Thermo_1' }, /EdgeDevice name "Thermo_1" cannot name its deviceShifu Service/],
-  [{ protocol: 'Modbus' }, /--protocol Modbus is not one of HTTP, HTTPCommandline/],
+  [{ protocol: 'BACnet' }, /--protocol BACnet is not one of HTTP, HTTPCommandline/],
   [{ instructions: [] }, /give at least one --instruction/],
   [{ instructions: ['read value'] }, /--instruction read value: write name or name:R/],
   [{ instructions: ['read_value:RX'] }, /--instruction read_value:RX: the access after ":" is R, W or RW/],

@@ -55,3 +55,24 @@ test('an HTTP deviceShifu serving a request never loads node-opcua; an OPC UA on
   t.is(opcua.status, 200);
   t.true(opcua.modules.some((m) => m.includes('node_modules/node-opcua-client/')), 'the control: an OPC UA deviceShifu loads node-opcua');
 });
+
+/** Outputs reached by static imports from the chunk that holds `input` (what loading that module costs). */
+function loadedWith(meta: Awaited<ReturnType<typeof bundleMetafile>>, input: string): Set<string> {
+  const start = Object.entries(meta.outputs).find(([, o]) => Object.keys(o.inputs).includes(input))?.[0];
+  const seen = new Set<string>();
+  const queue = start === undefined ? [] : [start];
+  while (queue.length > 0) {
+    const path = queue.pop() ?? '';
+    if (seen.has(path)) continue;
+    seen.add(path);
+    for (const i of meta.outputs[path]?.imports ?? []) if (i.kind === 'import-statement' && i.external !== true) queue.push(i.path);
+  }
+  return packagesIn([...seen].map((p) => meta.outputs[p]).filter((o) => o !== undefined));
+}
+
+test('an HTTP deviceShifu never loads the Modbus library (nor serialport) or CoAP; a Modbus one does', async (t) => {
+  const meta = await bundleMetafile('deviceshifu', new URL('../../deviceshifu/main.ts', import.meta.url).pathname);
+  const http = new Set([...packagesIn(loadedAtStart(meta, 'deviceshifu')), ...loadedWith(meta, 'deviceshifu/drivers/http.ts')]);
+  for (const heavy of ['modbus-serial', 'serialport', '@serialport/bindings-cpp', 'coap']) t.false(http.has(heavy), `${heavy} loads with the HTTP driver`);
+  t.true(loadedWith(meta, 'deviceshifu/drivers/modbus.ts').has('modbus-serial'), 'the Modbus driver brings modbus-serial with it');
+});

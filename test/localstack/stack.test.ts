@@ -11,6 +11,7 @@ const CALLS = [
   { device: 'edgedevice-robotarm', instruction: 'get_coordinate', valid: (body: string): boolean => /^xpos: \d+, ypos: \d+, zpos: \d+$/.test(body) },
   { device: 'edgedevice-mqtt', instruction: 'mqtt_data', valid: (body: string): boolean => typeof (JSON.parse(body) as { mqtt_message?: unknown }).mqtt_message === 'string' },
   { device: 'edgedevice-opcua', instruction: 'get_value', valid: (body: string): boolean => /^\d+$/.test(body) },
+  { device: 'edgedevice-modbus', instruction: 'temperature', valid: (body: string): boolean => Number(body) >= 20 && Number(body) <= 30 },
 ] as const;
 
 test('npm start brings up the local edge stack, serves its devices through deviceShifu, and Ctrl-C leaves no process behind', async (t) => {
@@ -49,7 +50,7 @@ test('npm start brings up the local edge stack, serves its devices through devic
     return thermometer?.attributes.phase === 'Running' ? map : undefined;
   }, { timeoutMs: 60_000 });
   t.deepEqual(edgeMap.vertices.filter((v) => v.kind === 'edgeDevice').map((v) => [v.key, v.attributes.nodeName]).sort(), [
-    ['devices/edgedevice-mqtt', 'edge-local'], ['devices/edgedevice-opcua', 'edge-local'], ['devices/edgedevice-robotarm', 'edge-local'], ['devices/edgedevice-thermometer', 'edge-local'],
+    ['devices/edgedevice-modbus', 'edge-local'], ['devices/edgedevice-mqtt', 'edge-local'], ['devices/edgedevice-opcua', 'edge-local'], ['devices/edgedevice-robotarm', 'edge-local'], ['devices/edgedevice-thermometer', 'edge-local'],
   ]);
 
   stack.child.kill('SIGINT');

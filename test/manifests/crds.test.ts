@@ -78,7 +78,7 @@ test('kubectl get shows protocol, address, node and phase columns', async (t) =>
 
 // Each kind of mistake, with what the message must name.
 const INVALID_DEVICES: ReadonlyArray<{ mistake: string; spec: Record<string, unknown>; names: readonly string[] }> = [
-  { mistake: 'a protocol Shifu does not know', spec: { protocol: 'Modbus', address: 'plc:502' }, names: ['spec.protocol', 'Unsupported value', '"MQTT"'] },
+  { mistake: 'a protocol Shifu does not know', spec: { protocol: 'BACnet', address: 'plc:47808' }, names: ['spec.protocol', 'Unsupported value', '"MQTT"'] },
   { mistake: 'no protocol at all', spec: { address: 'plc:502' }, names: ['spec.protocol', 'Required value'] },
   { mistake: 'an unknown connection', spec: { protocol: 'HTTP', address: 'x:1', connection: 'Bluetooth' }, names: ['spec.connection', 'Unsupported value', '"USB"'] },
   { mistake: 'an HTTP device without an address', spec: { protocol: 'HTTP' }, names: ['spec.address', 'required for this protocol'] },

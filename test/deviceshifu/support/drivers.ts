@@ -7,6 +7,7 @@ import { parseConfig } from '../../../deviceshifu/config/parse.ts';
 import type { Driver, DriverRequest, DriverResponse, SecretReader } from '../../../deviceshifu/drivers/driver.ts';
 import { createDriver } from '../../../deviceshifu/drivers/index.ts';
 import { readAll } from '../../../deviceshifu/telemetry/read-all.ts';
+import { startModbusDevice } from '../../../deviceshifu/mockdevice/modbus-device.ts';
 import { aedesBroker } from './brokers.ts';
 import { logSink } from './gateway.ts';
 import { commandlineStub, mockDevice, scriptedDevice } from './mocks.ts';
@@ -99,6 +100,16 @@ export const DRIVER_FIXTURES: readonly DriverFixture[] = [
       return { close: async () => { closed = true; await mock.close(); } };
     },
     instruction: 'temperature', request: {}, expected: /^21\.5$/,
+  },
+  {
+    protocol: 'Modbus',
+    setup: (port) => ({ spec: { protocol: 'Modbus', address: address(port), protocolSettings: { ModbusSetting: { mode: 'TCP', unitId: 1 } } }, data: { instructions: 'instructions:\n  setpoint:\n    protocolPropertyList:\n      registerType: holding\n      address: "6"\n      dataType: float32\n' } }),
+    startDevice: async (t, port) => {
+      const device = await startModbusDevice({ host: '127.0.0.1', port });
+      t.teardown(() => device.close());
+      return device;
+    },
+    instruction: 'setpoint', request: {}, expected: /^21\.5$/,
   },
 ];
 

@@ -22,6 +22,8 @@ export interface LocalDevice {
   readonly tryInstruction: string;
   /** spec.address for the mock's port (default 127.0.0.1:<port>). */
   readonly address?: (port: number) => string;
+  /** A protocol Shifu has no example of: the EdgeDevice spec written here instead. */
+  readonly spec?: Readonly<Record<string, unknown>>;
 }
 
 const exampleData = (name: string): Record<string, string> =>
@@ -65,6 +67,18 @@ export const LOCAL_DEVICES: readonly LocalDevice[] = [
     tryInstruction: 'get_value',
     address: (port) => `opc.tcp://127.0.0.1:${String(port)}`,
   },
+  {
+    mock: 'modbus', example: '', edgeDevice: 'edgedevice-modbus', configMap: 'modbus-configmap-0.0.1',
+    spec: { sku: 'modbus-plc', connection: 'Ethernet', protocol: 'Modbus', protocolSettings: { ModbusSetting: { mode: 'TCP', unitId: 1 } } },
+    data: {
+      driverProperties: 'driverSku: modbus-plc\ndriverImage:\n',
+      instructions: 'instructions:\n  temperature:\n    readWrite: R\n    protocolPropertyList:\n      registerType: input\n      address: "0"\n      dataType: int16\n      scale: "0.1"\n'
+        + '  setpoint:\n    readWrite: RW\n    protocolPropertyList:\n      registerType: holding\n      address: "6"\n      dataType: float32\n'
+        + '  label:\n    readWrite: R\n    protocolPropertyList:\n      registerType: holding\n      address: "12"\n      dataType: string\n      count: "8"\n',
+      telemetries: 'telemetries:\n  temperature:\n    properties:\n      instruction: temperature\n      initialDelayMs: 1000\n      intervalMs: 5000\n',
+    },
+    tryInstruction: 'temperature',
+  },
 ];
 
 export interface RunningMock {
@@ -100,7 +114,9 @@ export async function startMock(device: LocalDevice, logDir: string): Promise<Ru
 export function deviceManifests(mock: RunningMock): KubernetesObject[] {
   const { device, port } = mock;
   const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: device.configMap, namespace: 'deviceshifu' }, data: device.data };
-  const edgeDevice = shifuExample(device.example).find((o) => o.metadata?.name === device.edgeDevice) as unknown as KubernetesObject & { spec: Record<string, unknown> };
+  const edgeDevice = (device.spec === undefined
+    ? shifuExample(device.example).find((o) => o.metadata?.name === device.edgeDevice)
+    : { apiVersion: 'shifu.edgenesis.io/v1alpha1', kind: 'EdgeDevice', metadata: { name: device.edgeDevice, namespace: 'devices' }, spec: { ...device.spec } }) as unknown as KubernetesObject & { spec: Record<string, unknown> };
   edgeDevice.spec.address = device.address?.(port) ?? `127.0.0.1:${String(port)}`;
   edgeDevice.spec.configMapName = device.configMap;
   return [configMap, edgeDevice];
