@@ -106,4 +106,4 @@ export const deviceShifuWith = (name: string, chosenFlags?: () => Promise<string
 
 export const deviceShifuDedicated = deviceShifuWith('deviceShifu');
 /** The same bundle with the image's flags (--lite-mode), which deviceShifu ran with before it had its own. */
-export const deviceShifuImageFlags = deviceShifuWith('deviceShifu, image flags', imageNodeFlags);
+export const deviceShifuImageFlags = deviceShifuWith('deviceShifu (image flags)', imageNodeFlags);
