@@ -9,10 +9,18 @@ function tooLarge(limit: number): HttpProblem {
 
 export const NO_BODY = Buffer.alloc(0);
 
-/** A request that declares no body (no Content-Length, or 0, and no Transfer-Encoding): nothing to read. */
+/**
+ * A request that declares no body (no Transfer-Encoding, no Content-Length but 0): nothing to read.
+ * Read from the raw list: `req.headers` would build the header object on first use.
+ */
 export function hasNoBody(req: IncomingMessage): boolean {
-  const { headers } = req;
-  return (headers['content-length'] === undefined || headers['content-length'] === '0') && headers['transfer-encoding'] === undefined;
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] ?? '';
+    if (name.length === 17 && name.toLowerCase() === 'transfer-encoding') return false;
+    if (name.length === 14 && name.toLowerCase() === 'content-length' && raw[i + 1] !== '0') return false;
+  }
+  return true;
 }
 
 export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {

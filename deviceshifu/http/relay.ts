@@ -41,11 +41,15 @@ export function writeHead(res: ServerResponse, reply: DriverResponse, length?: n
   const { status, headers } = reply;
   res.sendDate = false;
   const framed = length === undefined || headerValue(headers, 'content-length') !== undefined;
+  // the device's Date when it sent one, else ours
+  const dated = headerValue(headers, 'date') !== undefined;
   if (Array.isArray(headers)) {
-    const list = (headers as string[]).concat('Date', currentHttpDate());
-    res.writeHead(status, framed ? list : list.concat('Content-Length', String(length)));
+    const own: string[] = [];
+    if (!dated) own.push('Date', currentHttpDate());
+    if (!framed) own.push('Content-Length', String(length));
+    res.writeHead(status, own.length === 0 ? headers as string[] : (headers as string[]).concat(own));
   } else {
-    res.writeHead(status, { ...(headers as Readonly<Record<string, string>>), date: currentHttpDate(), ...(framed ? {} : { 'content-length': String(length) }) });
+    res.writeHead(status, { ...(headers as Readonly<Record<string, string>>), ...(dated ? {} : { date: currentHttpDate() }), ...(framed ? {} : { 'content-length': String(length) }) });
   }
   return res;
 }

@@ -247,7 +247,11 @@ test('a device\'s reply headers reach the caller as the device sent them', async
   const response = await gateway.get('/reader');
   t.is(response.headers.get('content-type'), 'application/json', 'no charset added');
   t.is(response.headers.get('x-device'), 'scripted');
+  t.regex(response.headers.get('date') ?? '', /^\w{3}, \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/, 'one Date header, the device\'s');
   t.is(response.headers.get('content-length'), String(Buffer.byteLength(await response.text())));
+  const big = await gateway.get('/big');
+  t.regex(big.headers.get('date') ?? '', /^\w{3}, \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/, 'one Date header on a streamed reply too');
+  await big.arrayBuffer();
 });
 
 test('request targets split into path and query without being resolved or re-encoded', (t) => {

@@ -8,26 +8,29 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { deviceShifuNodeFlags, imageNodeFlags } from '../../node-flags.ts';
 import { madeCgroup, spawnReady, stopChild, type BenchContext, type Target } from '../target.ts';
 
-const NAME = 'edgedevice-bench';
-
-function edgeDevice(address: string): string {
-  return ['apiVersion: shifu.edgenesis.io/v1alpha1', 'kind: EdgeDevice', `metadata: {name: ${NAME}, namespace: devices}`,
+function edgeDevice(name: string, address: string): string {
+  return ['apiVersion: shifu.edgenesis.io/v1alpha1', 'kind: EdgeDevice', `metadata: {name: ${name}, namespace: devices}`,
     `spec: {sku: BenchDevice, connection: Ethernet, address: "${address}", protocol: HTTP}`, ''].join('\n');
 }
 
-async function configFiles(context: BenchContext): Promise<{ configDir: string; edgedevice: string; manifest: string }> {
-  const configDir = join(context.dir, 'deviceshifu-config');
+/** Each deviceShifu target its own ConfigMap directory and EdgeDevice (`slug` names both). */
+async function configFiles(context: BenchContext, slug: string): Promise<{ configDir: string; edgedevice: string; manifest: string; name: string }> {
+  const configDir = join(context.dir, `${slug}-config`);
   await mkdir(configDir, { recursive: true });
   await writeFile(join(configDir, 'driverProperties'), 'driverSku: BenchDevice\ndriverImage: none\n');
   await writeFile(join(configDir, 'instructions'), `instructionSettings:\n  defaultTimeoutSeconds: 8\ninstructions:\n  ${context.path}:\n    readWrite: R\n`);
-  const manifest = edgeDevice(context.device);
-  const edgedevice = join(context.dir, 'edgedevice.yaml');
+  const name = `edgedevice-bench-${slug}`;
+  const manifest = edgeDevice(name, context.device);
+  const edgedevice = join(context.dir, `${slug}-edgedevice.yaml`);
   await writeFile(edgedevice, manifest);
-  return { configDir, edgedevice, manifest };
+  return { configDir, edgedevice, manifest, name };
 }
 
-/** Kubernetes mode: a private control plane holding the EdgeDevice (loaded only with --kube). */
-async function kubeEnvironment(manifest: string): Promise<{ env: NodeJS.ProcessEnv; stop: () => Promise<void> }> {
+interface SharedCluster { readonly kubeconfig: string; readonly apply: (manifest: string) => Promise<void>; readonly stop: () => Promise<void> }
+let shared: { cluster: Promise<SharedCluster>; users: number } | undefined;
+
+/** Kubernetes mode: one private control plane for every deviceShifu target of the run (loaded only with --kube). */
+async function startSharedCluster(): Promise<SharedCluster> {
   const [{ startCluster }, { Kube }, { installCrds }, { kubectl }] = await Promise.all([
     import('../../../test/support/controlplane/cluster.ts'), import('../../../test/support/cluster.ts'), import('../../../test/support/crds.ts'), import('../../../test/support/kubectl.ts'),
   ]);
@@ -35,9 +38,31 @@ async function kubeEnvironment(manifest: string): Promise<{ env: NodeJS.ProcessE
   const kube = new Kube(cluster.kubeconfigPath);
   await installCrds(kube);
   await kube.core.createNamespace({ body: { metadata: { name: 'devices' } } });
-  const applied = await kubectl(kube.kubeconfigPath, ['apply', '-f', '-'], manifest);
-  if (applied.code !== 0) throw new Error(applied.stderr);
-  return { env: { KUBECONFIG: cluster.kubeconfigPath, EDGEDEVICE_NAME: NAME, EDGEDEVICE_NAMESPACE: 'devices' }, stop: () => cluster.stop() };
+  return {
+    kubeconfig: cluster.kubeconfigPath,
+    apply: async (manifest) => {
+      const applied = await kubectl(kube.kubeconfigPath, ['apply', '-f', '-'], manifest);
+      if (applied.code !== 0) throw new Error(applied.stderr);
+    },
+    stop: () => cluster.stop(),
+  };
+}
+
+async function kubeEnvironment(manifest: string, name: string): Promise<{ env: NodeJS.ProcessEnv; stop: () => Promise<void> }> {
+  shared ??= { cluster: startSharedCluster(), users: 0 };
+  const mine = shared;
+  mine.users += 1;
+  const cluster = await mine.cluster;
+  await cluster.apply(manifest);
+  return {
+    env: { KUBECONFIG: cluster.kubeconfig, EDGEDEVICE_NAME: name, EDGEDEVICE_NAMESPACE: 'devices' },
+    stop: async () => {
+      mine.users -= 1;
+      if (mine.users > 0) return;
+      shared = undefined;
+      await cluster.stop();
+    },
+  };
 }
 
 /** In Kubernetes mode the EdgeDevice arrives after the port opens: wait for the first 200 (30 s at most). */
@@ -63,10 +88,11 @@ export const deviceShifuWith = (name: string, chosenFlags?: () => Promise<string
   name,
   start: async (context) => {
     const flags = chosenFlags === undefined ? (context.nodeFlags ?? deviceShifuNodeFlags()) : await chosenFlags();
-    const files = await configFiles(context);
-    const kube = context.kube ? await kubeEnvironment(files.manifest) : undefined;
+    const slug = name.toLowerCase().replace(/[^a-z]+/g, '-').replace(/^-|-$/g, '');
+    const files = await configFiles(context, slug);
+    const kube = context.kube ? await kubeEnvironment(files.manifest, files.name) : undefined;
     const args = [...flags, join(context.bundle, 'deviceshifu.js'), '--config-dir', files.configDir, '--port', '0', ...(kube === undefined ? ['--edgedevice-file', files.edgedevice] : [])];
-    const cgroup = await context.cgroup(name.replace(/[^a-z]+/gi, '-'));
+    const cgroup = await context.cgroup(slug);
     const { child, line } = await spawnReady(process.execPath, args, (l) => l.msg === 'deviceShifu listening', { cgroup, env: { ...kube?.env, EDGESHIFU_LOG_LEVEL: 'info' } });
     const url = `http://${String(line.address)}/${context.path}`;
     await firstAnswer(url);
@@ -80,4 +106,4 @@ export const deviceShifuWith = (name: string, chosenFlags?: () => Promise<string
 
 export const deviceShifuDedicated = deviceShifuWith('deviceShifu');
 /** The same bundle with the image's flags (--lite-mode), which deviceShifu ran with before it had its own. */
-export const deviceShifuImageFlags = deviceShifuWith('deviceShifu, image flags', imageNodeFlags);
+export const deviceShifuImageFlags = deviceShifuWith('deviceShifu (image flags)', imageNodeFlags);
