@@ -16,8 +16,8 @@ COPY edgemap edgemap
 RUN npm run build:bundle && npm run build:page
 # node-opcua is not bundled (its server reads its nodeset XML files and package.json from its own
 # folders at run time): installed beside the bundles, loaded only by OPC UA deviceShifus and mocks
-RUN mkdir /opcua && cd /opcua && echo '{"private":true}' > package.json \
- && npm install --omit=dev --no-audit --no-fund --save-exact $(node -p "Object.entries(require('/src/package.json').dependencies).filter(([n]) => n.startsWith('node-opcua-')).map(([n, v]) => n + '@' + v).join(' ')")
+RUN mkdir -p dist/opcua-runtime && cd dist/opcua-runtime && echo '{"private":true}' > package.json \
+ && npm install --omit=dev --no-audit --no-fund --prefer-offline --save-exact $(node -p "Object.entries(require('../../package.json').dependencies).filter(([n]) => n.startsWith('node-opcua-')).map(([n, v]) => n + '@' + v).join(' ')")
 
 FROM node:24-alpine AS runtime
 # V8 flags NODE_OPTIONS may not carry (--lite-mode): together they keep each process small
@@ -28,7 +28,7 @@ WORKDIR /app
 # esbuild bundles carry every runtime dependency but node-opcua's (below)
 COPY --from=build /src/dist/bundle /app/dist/bundle
 COPY --from=build /src/dist/edgemap-page /app/dist/edgemap-page
-COPY --from=build /opcua/node_modules /app/node_modules
+COPY --from=build /src/dist/opcua-runtime/node_modules /app/node_modules
 # the image's own unprivileged user; Pods also set runAsNonRoot with uid 65532
 USER 65532:65532
 EXPOSE 8080
