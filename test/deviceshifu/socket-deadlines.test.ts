@@ -13,7 +13,7 @@ const DATA = { instructions: 'instructions:\n  cmd:\n    readWrite: RW\n', telem
 interface ScriptedDevice {
   readonly address: string;
   readonly received: string[];
-  /** Kills the device (every connection reset, nothing listening) until restart(). */
+  /** Kills the device (every connection closed, nothing listening) until restart(). */
   readonly kill: () => Promise<void>;
   readonly restart: () => Promise<void>;
 }
@@ -42,7 +42,7 @@ async function scriptedDevice(t: ExecutionContext): Promise<ScriptedDevice> {
     server = s;
   };
   const kill = (): Promise<void> => new Promise((resolve) => {
-    for (const s of sockets) s.resetAndDestroy();
+    for (const s of sockets) s.destroy();
     if (server === undefined) { resolve(); return; }
     server.close(() => { resolve(); });
     server = undefined;
@@ -102,19 +102,20 @@ test('stress: killing and restarting the device during timeouts leaves no call p
   const outcomes: Array<{ command: string; deadline: number; elapsed: number; reply: Reply }> = [];
   const call = async (command: string, deadline: number): Promise<void> => {
     const started = performance.now();
-    const reply = await send(gateway, command, deadline);
+    // ?timeout= far off: each call's own body.timeout is the deadline under test.
+    const reply = await send(gateway, command, deadline, '?timeout=60');
     outcomes.push({ command, deadline, elapsed: (performance.now() - started) / 1000, reply });
   };
-  for (let round = 0; round < 12; round += 1) {
-    // Each round opens with a call that holds the connection for its 2.5 s (the device never
+  for (let round = 0; round < 8; round += 1) {
+    // Each round opens with a call that holds the connection for its 6 s (the device never
     // answers it); the calls queued behind it have shorter deadlines, and on odd rounds the device
     // is killed and restarted while they wait.
     const holder = `hang ${String(round)}`;
-    const calls: Array<Promise<void>> = [call(holder, 2.5)];
+    const calls: Array<Promise<void>> = [call(holder, 6)];
     await waitFor(`${holder} to reach the device`, () => device.received.includes(holder), { timeoutMs: 10_000 });
     for (let i = 1; i < 6; i += 1) {
       const kind = i % 3 === 0 ? 'hang' : i % 3 === 1 ? 'slow' : 'fast';
-      calls.push(call(`${kind} ${String(round)}.${String(i)}`, kind === 'fast' ? 0.5 : kind === 'hang' ? 2.5 : 0.2));
+      calls.push(call(`${kind} ${String(round)}.${String(i)}`, kind === 'fast' ? 0.5 : kind === 'hang' ? 6 : 0.2));
     }
     if (round % 2 === 1) {
       await device.kill();
@@ -127,12 +128,13 @@ test('stress: killing and restarting the device during timeouts leaves no call p
     return reply.status === 200 ? reply : undefined;
   }, { timeoutMs: 20_000 });
   t.is(back.body.message, 're: after');
-  t.is(outcomes.length, 72);
+  t.is(outcomes.length, 48);
   for (const { command, deadline, elapsed, reply } of outcomes) {
     t.true([200, 502, 504].includes(reply.status), `${command}: ${String(reply.status)}`);
     if (reply.status === 200) t.is(reply.body.message, `re: ${command}`, `${command} got another call's reply`);
     if (!command.startsWith('fast')) t.not(reply.status, 200, `${command} cannot have been answered in time`);
-    // The deadline plus the hop through the gateway on a loaded 2-core machine.
-    t.true(elapsed < deadline + 1, `${command} took ${elapsed.toFixed(2)} s against a deadline of ${String(deadline)} s`);
+    // The deadline plus the hop through the gateway on a 2-core machine at load 20 (stalls of
+    // over a second seen); a call waiting out the holder would take 6 s.
+    t.true(elapsed < deadline + 3, `${command} took ${elapsed.toFixed(2)} s against a deadline of ${String(deadline)} s: ${JSON.stringify(reply)}`);
   }
 });
