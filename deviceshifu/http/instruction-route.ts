@@ -48,7 +48,7 @@ export function instructionRoute(view: GatewayView): InstructionRoute {
     const method = req.method ?? '';
     const methods = allowedMethods(instruction.readWrite, view.device()?.spec.protocol);
     if (!methods.includes(method)) {
-      throw new HttpProblem('method-not-allowed', `instruction ${instruction.name} takes ${methods.join(', ')}`, { allow: methods.join(', ') });
+      throw new HttpProblem('method-not-allowed', `instruction ${instruction.name} is ${instruction.readWrite}: use ${methods.join(', ')}`, { allow: methods.join(', ') });
     }
     const query = new URLSearchParams(target.query);
     const timeout = timeoutSeconds(query.get('timeout'), view.config()?.defaultTimeoutSeconds ?? 3);
