@@ -5,6 +5,7 @@ import { conditionsText, deviceProblems, deviceRow, renderDevices, type EdgeDevi
 import { renderEdgeMap } from '../../cli/format/edgemap.ts';
 import { controllerReport, nodeRows, parseMetrics, peerRow, renderStatus, type EdgeNode, type StatusReport } from '../../cli/format/status.ts';
 import { age, byteQuantity, renderTable, shortDuration } from '../../cli/format/table.ts';
+import { retryDelayMs } from '../../cli/cluster.ts';
 import type { EdgeMapSnapshot } from '../../edgemap/snapshot.ts';
 
 const NOW = new Date('2026-05-01T12:00:00Z');
@@ -189,4 +190,11 @@ test('free memory prints as a Kubernetes quantity everywhere, whether shifud wro
   t.like(nodeRows([node('edge-1', 'True')], [bytes], NOW)[0], { freeMemory: '20.4Gi' });
   const map: EdgeMapSnapshot = { version: 1, seq: 1, vertices: [{ key: 'edge-1', kind: 'edgeNode', attributes: { phase: 'Ready', free: { cpu: '2', memory: '21911265280' } } }], links: [] };
   t.regex(renderEdgeMap(map), /free cpu 2, memory 20\.4Gi/);
+});
+
+test('a transient API server answer (429 while its storage initializes, 503, 504) is asked again, five times at most; others are not', (t) => {
+  t.deepEqual([0, 1, 2, 3, 4, 5].map((attempt) => retryDelayMs(429, attempt)), [250, 500, 1000, 2000, 2000, undefined]);
+  t.is(retryDelayMs(503, 0), 250);
+  t.is(retryDelayMs(504, 0), 250);
+  for (const code of [undefined, 400, 401, 403, 404, 409, 500]) t.is(retryDelayMs(code, 0), undefined, String(code));
 });
