@@ -11,7 +11,8 @@ import { fork } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { Registry } from 'prom-client';
+import { Registry } from '../shared/prometheus.ts';
+import { samples } from '../test/support/metric-samples.ts';
 import { busMetrics, type BusMetrics } from '../shared/bus/metrics.ts';
 import { broadcastTopic } from '../shared/bus/topics.ts';
 import { droneBusClient } from '../controller/drone/bus.ts';
@@ -102,7 +103,7 @@ async function row(name: string, slug: string, opts: { flood: boolean; limited: 
       child.send('stop');
       sent = await done;
     }
-    const limited = ((await metrics.get('o')!.registry.getSingleMetric('edgeshifu_bus_messages_limited_total')?.get())?.values ?? []).reduce((s, v) => s + v.value, 0);
+    const limited = samples(metrics.get('o')!.registry, 'edgeshifu_bus_messages_limited_total').reduce((s, v) => s + v.value, 0);
     const slow = latencies.map((l, i) => [i, l] as const).filter(([, l]) => l > 100).map(([i, l]) => `#${String(i)} ${l.toFixed(0)} ms`);
     latencies.sort((a, b) => a - b);
     console.log([

@@ -26,6 +26,20 @@ export const paths = {
   serviceProxy: (namespace: string, service: string, port: string | number): string => `/api/v1/namespaces/${namespace}/services/${service}:${String(port)}/proxy`,
 } as const;
 
+const RETRIES = 5;
+
+/**
+ * How long to wait before asking again, or undefined to give up: an API server answers 429 while
+ * its watch cache (re)initializes ("storage is (re)initializing", e.g. just after it starts) and
+ * 503/504 while it is briefly unable to serve; neither processed the request, so every verb may be
+ * retried. Examples: (429, 0) → 250; (503, 2) → 1000; (429, 5) → undefined; (500, 0) → undefined.
+ */
+export function retryDelayMs(code: number | undefined, attempt: number): number | undefined {
+  if (code !== 429 && code !== 503 && code !== 504) return undefined;
+  if (attempt >= RETRIES) return undefined;
+  return Math.min(2000, 250 * 2 ** attempt);
+}
+
 export class ClusterAccess {
   readonly kubeconfig: KubeconfigChoice;
   readonly server: string;
@@ -88,10 +102,14 @@ export class ClusterAccess {
   }
 
   private async call<T>(what: string, run: () => Promise<T>): Promise<T> {
-    try {
-      return await run();
-    } catch (err) {
-      throw this.explain(err, what);
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await run();
+      } catch (err) {
+        const delay = retryDelayMs(err instanceof KubeApiError ? err.code : undefined, attempt);
+        if (delay === undefined) throw this.explain(err, what);
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
     }
   }
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { EdgeshifuError } from '../shared/errors.ts';
 import { GROUP } from '../shared/crds/resources.ts';
-import type { KubeObject } from './device-manifests.ts';
+import { MANAGED_BY_CLI, MANAGED_BY_LABEL, type KubeObject } from './device-manifests.ts';
 
 export interface DirDocument {
   readonly file: string;
@@ -79,7 +79,9 @@ export function planDir(docs: readonly DirDocument[], options: DirOptions): DirP
   const named = devices.map((d) => withConfigMap(d, configMaps.map((c) => c.metadata.name ?? ''), deployments, notes));
   const placed = named.map((d) => ({ ...d, metadata: { ...d.metadata, namespace: options.namespace ?? d.metadata.namespace ?? 'devices' } }));
   notes.push(...docs.filter((d) => !isDevice(d) && d.object.kind !== 'ConfigMap').map((d) => skipNote(d, options.deviceShifuNamespace)));
-  return { apply: [...configMaps, ...placed], notes };
+  // Labelled as the short form labels what it writes, so `device rm` removes these ConfigMaps too.
+  const labelled = [...configMaps, ...placed].map((o) => ({ ...o, metadata: { ...o.metadata, labels: { ...o.metadata.labels, [MANAGED_BY_LABEL]: MANAGED_BY_CLI } } }));
+  return { apply: labelled, notes };
 }
 
 function parseFile(file: string, text: string): DirDocument[] {

@@ -71,7 +71,7 @@ export async function checkCanStart(dir: string, port: number): Promise<void> {
   }
   const running = runningStack(dir);
   if (running !== undefined) {
-    throw new EdgeshifuError('conflict', `a local stack already runs from ${dir} (pid ${String(running.pid)}, controller ${running.controllerUrl}): \`edgeshifu down\` stops it`);
+    throw new EdgeshifuError('conflict', `a local stack already runs from ${dir} (pid ${String(running.pid)}, controller ${running.controllerUrl}): \`npx edgeshifu down\` stops it`);
   }
   // a stack of `npm start` (no stack.json) may run there: never empty the folder under it
   const live = await apiServerAnswers(dir);

@@ -30,8 +30,18 @@ export function slimNode(node: V1Node): V1Node {
 }
 
 /** A ConfigMap's existence is all the controller needs of it. */
+/** The key slimConfigMap keeps in `data` when the instructions name an MQTTTopic (the rest of data is dropped). */
+export const HAS_MQTT_TOPIC = 'edgeshifu.hasMQTTTopic';
+
+/** A non-empty `MQTTTopic:` anywhere in the instructions YAML (Shifu's protocolPropertyList). */
+export function mentionsMqttTopic(instructions: string | undefined): boolean {
+  return instructions !== undefined && /^\s*MQTTTopic\s*:\s*("[^"\s]|'[^'\s]|[^\s"'#])/m.test(instructions);
+}
+
 function slimConfigMap(cm: V1ConfigMap): V1ConfigMap {
-  return { metadata: { name: cm.metadata?.name, namespace: cm.metadata?.namespace, resourceVersion: cm.metadata?.resourceVersion } };
+  const slim: V1ConfigMap = { metadata: { name: cm.metadata?.name, namespace: cm.metadata?.namespace, resourceVersion: cm.metadata?.resourceVersion } };
+  if (mentionsMqttTopic(cm.data?.instructions)) slim.data = { [HAS_MQTT_TOPIC]: 'true' };
+  return slim;
 }
 
 /**

@@ -25,6 +25,8 @@ export interface CallInput {
 
 export interface CallDeps {
   readonly driver: () => Driver | undefined;
+  /** The EdgeDevice's name, so a device failure names the device beside its address. */
+  readonly deviceName?: () => string | undefined;
   readonly metrics: GatewayMetrics;
   readonly health: DeviceHealth;
 }
@@ -37,6 +39,15 @@ function isDeviceFailure(err: unknown): boolean {
 function releaseWhenDone(body: Buffer | Readable, release: () => void): void {
   if (Buffer.isBuffer(body)) release();
   else body.once('close', release);
+}
+
+/** "device at 10.0.0.5:80 refused …" → "device thermo at 10.0.0.5:80 refused …"; a message not about "device …" gets the name in front. */
+export function namingDevice(err: unknown, name: string | undefined): unknown {
+  if (name === undefined || !isDeviceFailure(err)) return err;
+  const { kind, message } = err as EdgeshifuError;
+  if (message.includes(name)) return err;
+  const named = message.startsWith('device ') ? `device ${name} ${message.slice('device '.length)}` : `device ${name}: ${message}`;
+  return new EdgeshifuError(kind, named, { cause: err });
 }
 
 export async function callDevice(deps: CallDeps, instruction: Instruction, input: CallInput): Promise<DriverResponse> {
@@ -61,9 +72,9 @@ export async function callDevice(deps: CallDeps, instruction: Instruction, input
     return response;
   } catch (err) {
     release();
-    const error = deadline.passed
+    const error = namingDevice(deadline.passed
       ? new EdgeshifuError('timeout', `device did not answer ${instruction.name} within ${input.timeoutSeconds} s (raise ?timeout= or defaultTimeoutSeconds)`, { cause: err })
-      : err;
+      : err, deps.deviceName?.());
     observe(error instanceof EdgeshifuError ? error.kind : 'internal');
     if (input.source === 'request' && isDeviceFailure(error)) deps.health.record('request', false, (error as Error).message);
     throw error;

@@ -134,7 +134,7 @@ export class DeviceShifu {
   }
 
   private call(instruction: Instruction, input: CallInput): Promise<DriverResponse> {
-    return callDevice({ driver: () => this.driver, metrics: this.metrics, health: this.health }, instruction, input);
+    return callDevice({ driver: () => this.driver, deviceName: () => this.device?.name, metrics: this.metrics, health: this.health }, instruction, input);
   }
 
   private async apply(change: Update): Promise<void> {

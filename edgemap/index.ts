@@ -14,6 +14,7 @@ export { nodesWithinRadius, type NodeWithin } from './queries/within-radius.ts';
 export { devicesServedBy } from './queries/served-by.ts';
 export { connectedComponents } from './queries/components.ts';
 export { haversineKm } from './geo.ts';
+export { compareCloseness, type Closeness } from './closeness.ts';
 export { toSnapshot, restoreEdgeMap, SNAPSHOT_VERSION, type EdgeMapSnapshot } from './snapshot.ts';
 export { toDot } from './dot.ts';
 export { layoutEdgeMap, type Point } from './layout.ts';

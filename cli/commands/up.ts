@@ -36,6 +36,9 @@ const LAUNCHER = join(REPO_ROOT, 'cli', 'edgeshifu.ts');
 /** The first line of howTo(): `up` relays the detached stack's progress until it. */
 const READY_LINE = 'the local edge stack is up';
 
+/** How to run the CLI from this checkout: npm installs no `edgeshifu` on the PATH for a repository's own bin. */
+export const RUN_CLI = 'npx edgeshifu';
+
 export function howTo(state: StackState, kubectl: string): string {
   return [
     READY_LINE,
@@ -44,11 +47,11 @@ export function howTo(state: StackState, kubectl: string): string {
     `  kubectl:    ${kubectl} --kubeconfig ${state.kubeconfig} get edgedevices,edgenodes -A`,
     `  logs:       ${join(state.dir, 'logs')}`,
     '',
-    'try (edgeshifu finds this stack by itself):',
-    '  edgeshifu status',
-    ...state.devices.map((d) => `  edgeshifu call ${d.edgeDevice} ${d.tryInstruction}    # or: curl ${d.url}/${d.tryInstruction}`),
-    '  edgeshifu edgemap',
-    '  edgeshifu device add my-thermometer --protocol HTTP --address <host:port> --instruction read_value:R --wait',
+    'try (edgeshifu finds this stack by itself; run it from this checkout):',
+    `  ${RUN_CLI} status`,
+    ...state.devices.map((d) => `  ${RUN_CLI} call ${d.edgeDevice} ${d.tryInstruction}    # or: curl ${d.url}/${d.tryInstruction}`),
+    `  ${RUN_CLI} edgemap`,
+    `  ${RUN_CLI} device add my-thermometer --protocol HTTP --address <host:port> --instruction read_value:R --wait`,
   ].join('\n');
 }
 
@@ -92,7 +95,7 @@ async function foreground(ctx: CliContext, dir: string, port: number, clusters: 
     };
     await writeFile(join(dir, `${STACK_FILE}.tmp`), JSON.stringify(state, null, 2));
     await rename(join(dir, `${STACK_FILE}.tmp`), join(dir, STACK_FILE));
-    ctx.print(`${howTo(state, await linkKubectl(edgeshifuHome(ctx.env)))}\n\nCtrl-C (or edgeshifu down) stops everything.`);
+    ctx.print(`${howTo(state, await linkKubectl(edgeshifuHome(ctx.env)))}\n\nCtrl-C (or ${RUN_CLI} down) stops everything.`);
     await signalled;
   } finally {
     clearInterval(keepAlive);
@@ -133,7 +136,7 @@ async function detached(ctx: CliContext, where: { dir: string; port: number; clu
     }
     const state = readStackState(dir);
     if (state !== undefined && state.pid === child.pid) {
-      ctx.print(`${howTo(state, join(home, 'bin', 'kubectl'))}\n\nstop it with: edgeshifu down${dir === defaultStackDir(ctx.env) ? '' : ` --dir ${dir}`}`);
+      ctx.print(`${howTo(state, join(home, 'bin', 'kubectl'))}\n\nstop it with: ${RUN_CLI} down${dir === defaultStackDir(ctx.env) ? '' : ` --dir ${dir}`}`);
       return 0;
     }
     if (child.exitCode !== null || child.signalCode !== null) {

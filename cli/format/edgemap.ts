@@ -2,12 +2,13 @@
 // placed on it, devices on no node, remote clusters, then every other link.
 import type { EdgeMapSnapshot } from '../../edgemap/snapshot.ts';
 import type { Link, Resources, Vertex } from '../../edgemap/model.ts';
+import { byteQuantity } from './table.ts';
 
 type DeviceVertex = Extract<Vertex, { kind: 'edgeDevice' }>;
 
 function resources(free: Resources | undefined): string | undefined {
   if (free === undefined) return undefined;
-  const parts = [free.cpu === undefined ? '' : `cpu ${free.cpu}`, free.memory === undefined ? '' : `memory ${free.memory}`].filter((p) => p !== '');
+  const parts = [free.cpu === undefined ? '' : `cpu ${free.cpu}`, free.memory === undefined ? '' : `memory ${byteQuantity(free.memory) ?? ''}`].filter((p) => p !== '');
   return parts.length === 0 ? undefined : `free ${parts.join(', ')}`;
 }
 

@@ -6,7 +6,7 @@ import type { CustomObject } from '../../shared/crds/resources.ts';
 import type { EdgeNodeSpec, EdgeNodeStatus } from '../../shared/crds/edgenode.ts';
 import type { FederationSpec, FederationStatus } from '../../shared/crds/federation.ts';
 import { deviceProblems, renderDevices, sortRows, type DeviceRow } from './devices.ts';
-import { age, renderTable } from './table.ts';
+import { age, byteQuantity, renderTable } from './table.ts';
 
 export type EdgeNode = CustomObject<EdgeNodeSpec, EdgeNodeStatus>;
 export type Federation = CustomObject<FederationSpec, FederationStatus>;
@@ -104,7 +104,7 @@ function edgeNodeFacts(edgeNode: EdgeNode | undefined, now: Date): Pick<NodeRow,
   if (edgeNode === undefined) return { edgeNode: false };
   const free = edgeNode.status?.free;
   return {
-    edgeNode: true, zone: edgeNode.spec.location?.zone, freeCpu: quantity(free?.cpu), freeMemory: quantity(free?.memory),
+    edgeNode: true, zone: edgeNode.spec.location?.zone, freeCpu: quantity(free?.cpu), freeMemory: byteQuantity(free?.memory),
     heartbeat: age(edgeNode.status?.lastHeartbeatTime, now),
   };
 }

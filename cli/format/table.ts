@@ -1,5 +1,6 @@
 // Plain-text tables as kubectl prints them: upper-case headers, columns padded with two spaces,
 // `<none>` for a missing value (pure).
+import { formatBytes, parseQuantity } from '../../shared/kube/quantity.ts';
 
 /** A cell: absent values print as `<none>`. */
 export type Cell = string | number | undefined;
@@ -30,4 +31,18 @@ export function shortDuration(seconds: number): string {
 export function age(time: string | undefined, now: Date): string | undefined {
   const at = time === undefined ? Number.NaN : Date.parse(time);
   return Number.isNaN(at) ? undefined : shortDuration((now.getTime() - at) / 1000);
+}
+
+/**
+ * A memory or disk quantity as the reader wants it, still a Kubernetes quantity: shifud writes
+ * bytes ("21911265280"), a Node "16305912Ki". Examples: "21911265280" → "20.4Gi"; "4Gi" → "4Gi";
+ * "512Mi" → "512Mi"; "oops" → "oops" (shown as written).
+ */
+export function byteQuantity(value: string | number | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  try {
+    return formatBytes(parseQuantity(value));
+  } catch {
+    return String(value);
+  }
 }

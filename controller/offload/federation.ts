@@ -13,6 +13,7 @@ import { EdgeshifuError } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/log.ts';
 import { DroneAgent } from '../drone/agent.ts';
 import { asDroneBus, droneBusClient } from '../drone/bus.ts';
+import type { BusMetrics } from '../../shared/bus/metrics.ts';
 import type { DroneConfig } from '../drone/agent-core.ts';
 import { droneCodec, type DroneMessage } from '../drone/messages/index.ts';
 import type { Resources } from '../drone/model.ts';
@@ -31,6 +32,8 @@ export interface FederationDeps {
   readonly settings: OffloadSettings & { droneCluster: string };
   readonly logger: Logger;
   readonly free: Resources;
+  /** The bus counters, on the controller's registry (its /metrics). */
+  readonly metrics?: BusMetrics;
 }
 
 /** An embedded broker off loopback serves TLS, unless insecure is asked for by name. */
@@ -70,6 +73,10 @@ export class DroneFederation {
   private keyring?: Keyring;
   private startedAt = Number.POSITIVE_INFINITY;
   private readonly api: OffloadApi;
+
+  private metricsOption(): { metrics?: BusMetrics } {
+    return this.deps.metrics === undefined ? {} : { metrics: this.deps.metrics };
+  }
 
   constructor(deps: FederationDeps) {
     this.deps = deps;
@@ -142,9 +149,9 @@ export class DroneFederation {
     this.keyring = droneKeyring(settings, new Map()) ?? new Keyring({ peers: new Map(), require: false });
     // The embedded broker runs in this process: the agent and the relay reach it in memory, not over a loopback socket (shared/bus/broker.ts connect).
     const embedded = this.broker === undefined ? {} : { broker: this.broker };
-    this.bus = droneBusClient({ url: this.brokerUrl, cluster: settings.droneCluster, ...login, ...own, keyring: this.keyring, ignoreOwn: true, logger, signal: this.stopping.signal, ...embedded }, codec);
+    this.bus = droneBusClient({ url: this.brokerUrl, cluster: settings.droneCluster, ...login, ...own, keyring: this.keyring, ignoreOwn: true, logger, signal: this.stopping.signal, ...embedded, ...this.metricsOption() }, codec);
     await this.bus.start();
-    const relay = new FederationRelay<DroneMessage>({ cluster: settings.droneCluster, local: { url: this.brokerUrl, ...login, ...own, ...embedded }, neighbours: [], publisher: this.bus, logger, signal: this.stopping.signal }, codec);
+    const relay = new FederationRelay<DroneMessage>({ cluster: settings.droneCluster, local: { url: this.brokerUrl, ...login, ...own, ...embedded }, neighbours: [], publisher: this.bus, logger, signal: this.stopping.signal, ...this.metricsOption() }, codec);
     this.relay = relay;
     await relay.start();
     for (const event of ['add', 'update', 'delete'] as const) this.federations.on(event, () => { void this.refreshNeighbours(); });

@@ -7,6 +7,7 @@ import { Informer } from '../../shared/kube/informer.ts';
 import { Backoff, sleep } from '../../shared/backoff.ts';
 import type { Logger } from '../../shared/log.ts';
 import type { Registry } from '../../shared/prometheus.ts';
+import { busMetrics } from '../../shared/bus/metrics.ts';
 import { Runner } from '../runner.ts';
 import type { DroneEvent } from '../drone/agent-core.ts';
 import type { OffloadMessage } from '../drone/agent.ts';
@@ -67,7 +68,7 @@ export class Offloader {
     this.deps = deps;
     const { settings, logger } = deps;
     const api = new OffloadApi(deps.client);
-    this.federation = new DroneFederation({ client: deps.client, settings, logger: logger.child({ part: 'drone' }), free: this.free() });
+    this.federation = new DroneFederation({ client: deps.client, settings, logger: logger.child({ part: 'drone' }), free: this.free(), metrics: busMetrics(deps.registry) });
     this.deployments = informer(deps, 'DroneFederatedDeployment');
     this.offloadRequests = informer(deps, 'OffloadRequest');
     this.hostRequests = informer(deps, 'HostRequest');

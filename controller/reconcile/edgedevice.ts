@@ -10,7 +10,7 @@ import { candidateNode, type CandidateNode } from '../scheduling/candidates.ts';
 import { AppliedObjects } from '../applied.ts';
 import { deploymentRecord, type DeploymentRecord } from '../records.ts';
 import { nextStatus, statusChanged } from '../status.ts';
-import type { EdgeDevice, World } from '../world.ts';
+import { HAS_MQTT_TOPIC, type EdgeDevice, type World } from '../world.ts';
 import { afterApply, planDevice, type DevicePlan, type PlanSettings } from './plan.ts';
 import { isoTime } from '../../shared/time.ts';
 import { resyncDelay } from '../resync.ts';
@@ -108,6 +108,12 @@ export class EdgeDeviceReconciler {
     return candidates;
   }
 
+  private configMapFacts(device: EdgeDevice): { configMapExists: boolean; configMapHasMqttTopic?: boolean } {
+    const configMap = this.options.world.configMaps.get(device.spec.configMapName ?? '', this.options.settings.namespace);
+    if (configMap === undefined) return { configMapExists: false };
+    return { configMapExists: true, configMapHasMqttTopic: configMap.data?.[HAS_MQTT_TOPIC] === 'true' };
+  }
+
   private observe(device: EdgeDevice): Parameters<typeof planDevice>[0] {
     const { world, settings } = this.options;
     const ref = { name: device.metadata.name ?? '', namespace: device.metadata.namespace ?? '' };
@@ -125,7 +131,7 @@ export class EdgeDeviceReconciler {
       now: this.now(),
       settings,
       nodes: this.candidates(),
-      configMapExists: world.configMaps.get(device.spec.configMapName ?? '', settings.namespace) !== undefined,
+      ...this.configMapFacts(device),
       serviceOwner: service === undefined ? undefined : service.device === undefined ? { name: '(not a deviceShifu)', namespace: settings.namespace } : parseKey(service.device),
       deployment: deployment ?? undefined,
       pods: world.podIndex.podsOf(ref),

@@ -34,6 +34,8 @@ export interface PlanInput {
   readonly settings: PlanSettings;
   readonly nodes: readonly CandidateNode[];
   readonly configMapExists: boolean;
+  /** Whether the device's ConfigMap names an MQTTTopic in its instructions; undefined when unknown. */
+  readonly configMapHasMqttTopic?: boolean;
   /** The device whose Service already bears this device's Service name, if any. */
   readonly serviceOwner?: DeviceRef;
   readonly deployment?: DeploymentRecord;
@@ -91,6 +93,10 @@ function precondition(input: PlanInput): DevicePlan | undefined {
     return blocked('ConfigMapNotSet', `set spec.configMapName to the ConfigMap in namespace ${input.settings.namespace} that holds driverProperties, instructions and telemetries`);
   }
   if (!input.configMapExists) return blocked('ConfigMapNotFound', `ConfigMap ${input.settings.namespace}/${configMap} does not exist: create it (it is mounted at /etc/edgedevice/config)`);
+  const mqtt = input.device.spec.protocol === 'MQTT' && (input.device.spec.protocolSettings?.MQTTSetting?.MQTTTopic ?? '') === '';
+  if (mqtt && input.configMapHasMqttTopic === false) {
+    return blocked('MQTTTopicMissing', `an MQTT device needs a topic to read and publish: set spec.protocolSettings.MQTTSetting.MQTTTopic, or protocolPropertyList.MQTTTopic on its instructions in ConfigMap ${input.settings.namespace}/${configMap}`);
+  }
   const owner = input.serviceOwner;
   if (owner !== undefined && (owner.name !== ref.name || owner.namespace !== ref.namespace)) {
     return blocked('NameConflict', `deviceShifu name ${ref.name} is taken by EdgeDevice ${owner.namespace}/${owner.name}: rename one of them`);

@@ -2,13 +2,14 @@
 //  1. attached to a node → that node, or Unknown while it is unavailable, Pending while it has a
 //     taint deviceShifu does not tolerate;
 //  2. on the network → among nodes with room and no untolerated NoSchedule/NoExecute taint:
-//     closest by location when known (coordinates, then zone), else most free memory; ties by name;
+//     closest as edgemap/closeness.ts ranks (distance, then zone, then most free memory, then name);
 //  3. an existing placement stays unless its node is unavailable or tainted against it (moved as
 //     a cordon moves it), or a clearly better node exists (hysteresis) and the cooldown since the
 //     last move has passed, so nothing flaps.
 import { formatBytes } from '../../shared/kube/quantity.ts';
 import type { CandidateNode, Location } from './candidates.ts';
 import { distanceKm, hasCoordinates } from './distance.ts';
+import { compareCloseness } from '../../edgemap/index.ts';
 
 export interface PlacementPolicy {
   readonly cooldownMs: number;
@@ -32,7 +33,9 @@ export type PlacementDecision =
 
 interface Scored {
   readonly node: CandidateNode;
-  readonly distance?: number;
+  /** The node's name, for the one closeness ranking. */
+  readonly name: string;
+  readonly distanceKm?: number;
   readonly sameZone: boolean;
   /** Free memory with this device's own request given back when it already runs there. */
   readonly freeMemory: number;
@@ -45,7 +48,8 @@ function score(node: CandidateNode, request: PlacementRequest): Scored {
   const own = request.current?.node === node.name;
   return {
     node,
-    distance: request.location && node.location ? distanceKm(request.location, node.location) : undefined,
+    name: node.name,
+    distanceKm: request.location && node.location ? distanceKm(request.location, node.location) : undefined,
     sameZone: request.location?.zone !== undefined && node.location?.zone === request.location.zone,
     freeMemory: own ? node.freeMemory + request.memory : node.freeMemory,
     freeCpuMillis: own ? node.freeCpuMillis + request.cpuMillis : node.freeCpuMillis,
@@ -57,24 +61,17 @@ function fits(s: Scored, request: PlacementRequest): boolean {
 }
 
 /** Negative when a is the better home. */
-function compare(a: Scored, b: Scored): number {
-  const da = a.distance ?? Infinity;
-  const db = b.distance ?? Infinity;
-  if (da !== db) return da < db ? -1 : 1;
-  if (a.sameZone !== b.sameZone) return a.sameZone ? -1 : 1;
-  if (a.freeMemory !== b.freeMemory) return a.freeMemory > b.freeMemory ? -1 : 1;
-  return a.node.name < b.node.name ? -1 : a.node.name > b.node.name ? 1 : 0;
-}
+const compare = compareCloseness;
 
 function why(s: Scored): string {
-  if (s.distance !== undefined) return `closest by location (${s.distance.toFixed(2)} km)`;
+  if (s.distanceKm !== undefined) return `closest by location (${s.distanceKm.toFixed(2)} km)`;
   if (s.sameZone) return `in the device's zone ${s.node.location?.zone ?? ''}, most free memory (${formatBytes(s.freeMemory)})`;
   return `most free memory (${formatBytes(s.freeMemory)})`;
 }
 
 function clearlyBetter(best: Scored, current: Scored, policy: PlacementPolicy): boolean {
   if (best.node.name === current.node.name) return false;
-  if (best.distance !== undefined) return best.distance + policy.betterDistanceKm < (current.distance ?? Infinity);
+  if (best.distanceKm !== undefined) return best.distanceKm + policy.betterDistanceKm < (current.distanceKm ?? Infinity);
   if (best.sameZone && !current.sameZone) return true;
   if (current.sameZone && !best.sameZone) return false;
   return best.freeMemory >= policy.betterMemoryRatio * Math.max(current.freeMemory, 1);

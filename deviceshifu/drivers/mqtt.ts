@@ -1,7 +1,7 @@
 // MQTT devices (REFERENCE.md §2): every instruction's MQTTTopic is subscribed at QoS 1; GET returns
 // the last message and when it came, POST/PUT publish the body, gated by controlMsgs. The client
-// reconnects with backoff and re-subscribes; a broker that is down makes calls fail with 502,
-// never the process (Shifu panics).
+// reconnects with backoff and re-subscribes; a broker that is down makes calls fail with 502 (a
+// GET too: the cached message may be stale and nothing could tell), never the process (Shifu panics).
 import { connect, type MqttClient } from 'mqtt';
 import { Backoff } from '../../shared/backoff.ts';
 import { EdgeshifuError } from '../../shared/errors.ts';
@@ -39,6 +39,8 @@ class MqttDriver implements Driver {
   private readonly gate: ControlGate;
   private readonly backoff = new Backoff({ initialMs: 500, maxMs: 15_000 });
   private client: MqttClient | undefined;
+  /** host:port of the broker, for messages. */
+  private broker = '';
   /** When the topics were first subscribed: a GET before any message says how long it has listened. */
   private subscribedAt: Date | undefined;
   private stopped = false;
@@ -58,6 +60,7 @@ class MqttDriver implements Driver {
     if (this.stopped) return;
     const client = connect(url, { ...options, reconnectPeriod: 500, connectTimeout: 5000, resubscribe: false, queueQoSZero: false, clean: true });
     const broker = new URL(url).host;
+    this.broker = broker;
     client.on('connect', () => {
       this.backoff.reset();
       this.context.logger.info({ broker, topics: [...new Set(this.topics.values())] }, 'MQTT broker connected');
@@ -104,6 +107,9 @@ class MqttDriver implements Driver {
    */
   private read(topic: string): DriverResponse {
     const message = this.last.get(topic);
+    if (message !== undefined && this.client?.connected !== true) {
+      throw new EdgeshifuError('unavailable', `MQTT broker ${this.broker} not connected; the last message on ${topic} came at ${isoTime(message.at.getTime())} and may be stale`);
+    }
     if (message !== undefined) return json(200, { mqtt_message: message.payload.toString('utf8'), mqtt_receive_timestamp: isoTime(message.at.getTime()) });
     if (this.subscribedAt === undefined) {
       throw new EdgeshifuError('unavailable', `no message has arrived on topic ${topic} yet: the MQTT broker has not been reached, so the topic is not subscribed`);

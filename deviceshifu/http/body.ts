@@ -4,7 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import { HttpProblem } from './problem.ts';
 
 function tooLarge(limit: number): HttpProblem {
-  return new HttpProblem(413, 'invalid', `request body is larger than the limit of ${limit} bytes (setting bodyLimitBytes)`, { connection: 'close' });
+  return new HttpProblem('too-large', `request body is larger than the limit of ${limit} bytes (setting bodyLimitBytes)`, { connection: 'close' });
 }
 
 export const NO_BODY = Buffer.alloc(0);

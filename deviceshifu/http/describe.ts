@@ -21,7 +21,7 @@ export function describeDevice(device: DeviceIdentity | undefined, config: Devic
     },
     driver: config?.driver ?? {},
     instructions: [...(config?.instructions.values() ?? [])].map((i) => ({
-      name: i.name, path: `/${i.name}`, readWrite: i.readWrite, methods: allowedMethods(i.readWrite),
+      name: i.name, path: `/${i.name}`, readWrite: i.readWrite, methods: allowedMethods(i.readWrite, spec?.protocol),
       ...(i.description === undefined ? {} : { description: i.description }),
     })),
     telemetries: (config?.telemetries ?? []).map((t) => ({ name: t.name, instruction: t.instruction, intervalMs: t.intervalMs })),

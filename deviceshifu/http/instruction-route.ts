@@ -49,9 +49,9 @@ export function instructionRoute(view: GatewayView): InstructionRoute {
     const instruction = findInstruction(view, target.pathname);
     context.instruction = instruction.name;
     const method = req.method ?? '';
-    const methods = allowedMethods(instruction.readWrite);
+    const methods = allowedMethods(instruction.readWrite, view.device()?.spec.protocol);
     if (!methods.includes(method)) {
-      throw new HttpProblem(405, 'invalid', `instruction ${instruction.name} is ${instruction.readWrite}: use ${methods.join(', ')}`, { allow: methods.join(', ') });
+      throw new HttpProblem('method-not-allowed', `instruction ${instruction.name} is ${instruction.readWrite}: use ${methods.join(', ')}`, { allow: methods.join(', ') });
     }
     const { value, rest } = takeParameter(target.search, 'timeout');
     const timeout = timeoutSeconds(value, view.config()?.defaultTimeoutSeconds ?? 3);

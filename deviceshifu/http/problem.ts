@@ -12,21 +12,27 @@ export const STATUS_OF_KIND: Readonly<Record<ErrorKind, number>> = {
   timeout: 504,
 };
 
-/** A failure that is about HTTP itself (405, 413): its status is not one of a kind's. */
+/** Failures about HTTP itself, each with a status and a kind of its own in the error body. */
+export const HTTP_PROBLEMS = { 'method-not-allowed': 405, 'too-large': 413 } as const;
+export type HttpProblemKind = keyof typeof HTTP_PROBLEMS;
+
+/** A failure about HTTP itself (405, 413): the caller's mistake ('invalid' for metrics and health). */
 export class HttpProblem extends EdgeshifuError {
   override readonly name = 'HttpProblem';
+  readonly problem: HttpProblemKind;
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
 
-  constructor(status: number, kind: ErrorKind, message: string, headers: Readonly<Record<string, string>> = {}) {
-    super(kind, message);
-    this.status = status;
+  constructor(problem: HttpProblemKind, message: string, headers: Readonly<Record<string, string>> = {}) {
+    super('invalid', message);
+    this.problem = problem;
+    this.status = HTTP_PROBLEMS[problem];
     this.headers = headers;
   }
 }
 
 export interface ErrorBody {
-  readonly error: { readonly kind: ErrorKind; readonly message: string; readonly instruction?: string };
+  readonly error: { readonly kind: ErrorKind | HttpProblemKind; readonly message: string; readonly instruction?: string };
 }
 
 export interface Problem {
@@ -39,5 +45,6 @@ export function problemOf(err: unknown, instruction?: string): Problem {
   const known = err instanceof EdgeshifuError ? err : new EdgeshifuError('internal', `deviceShifu failed: ${err instanceof Error ? err.message : String(err)}`);
   const status = known instanceof HttpProblem ? known.status : STATUS_OF_KIND[known.kind];
   const headers = known instanceof HttpProblem ? known.headers : {};
-  return { status, headers, body: { error: { kind: known.kind, message: known.message, ...(instruction === undefined ? {} : { instruction }) } } };
+  const kind = known instanceof HttpProblem ? known.problem : known.kind;
+  return { status, headers, body: { error: { kind, message: known.message, ...(instruction === undefined ? {} : { instruction }) } } };
 }

@@ -8,8 +8,18 @@ const METHODS: Readonly<Record<ReadWrite, readonly string[]>> = {
   RW: ['GET', 'HEAD', 'POST', 'PUT'],
 };
 
-export function allowedMethods(readWrite: ReadWrite): readonly string[] {
-  return METHODS[readWrite];
+/** Protocols whose requests carry a body the device needs: a socket command is a POST or PUT body. */
+const PROTOCOL_METHODS: Readonly<Record<string, readonly string[]>> = { Socket: ['POST', 'PUT'] };
+
+/**
+ * The methods an instruction answers: its readWrite's, narrowed to what its protocol can carry (when
+ * nothing is left, the protocol's own). Examples: (R) → GET, HEAD; (RW, Socket) → POST, PUT; (R, Socket) → POST, PUT.
+ */
+export function allowedMethods(readWrite: ReadWrite, protocol?: string): readonly string[] {
+  const carried = protocol === undefined ? undefined : PROTOCOL_METHODS[protocol];
+  if (carried === undefined) return METHODS[readWrite];
+  const both = METHODS[readWrite].filter((m) => carried.includes(m));
+  return both.length > 0 ? both : carried;
 }
 
 /**

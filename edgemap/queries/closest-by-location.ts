@@ -1,15 +1,12 @@
-// The edgeNode closest to a device by location (seed 004, scheduling priority a: "location
-// proximity"). Decision table, best first:
-//   rank 0  same zone, both have coordinates  -> by great-circle distance
-//   rank 1  same zone, distance unknown
-//   rank 2  other or unknown zone, both have coordinates -> by distance
-//   rank 3  nothing to compare (basis 'none': the caller falls back to another rule, e.g. free memory)
-// Ties (same rank and distance) go to the smaller node name, so every replica decides alike.
+// The edgeNode closest to a device by location, ranked as placement ranks (closeness.ts): distance,
+// then the device's zone, then free memory, then name. The basis says what decided: 'distance' when
+// the node's distance is known, 'zone' when it shares the device's zone, else 'none'.
 import type { Location, NodeAttributes } from '../model.ts';
 import { coordinatesOf, haversineKm, type Coordinates } from '../geo.ts';
 import type { EdgeMapView } from '../view.ts';
 import { requireLocation } from './location.ts';
-import { compareKeys } from './order.ts';
+import { compareCloseness } from '../closeness.ts';
+import { parseQuantity } from '../../shared/kube/quantity.ts';
 import { requireFilter, requireVertex } from './require.ts';
 
 export type LocationBasis = 'zone' | 'distance' | 'none';
@@ -26,19 +23,28 @@ export interface LocationQueryOptions {
   readonly eligible?: (node: string, attributes: NodeAttributes) => boolean;
 }
 
-interface Ranked extends NodeByLocation { readonly rank: number }
+interface Ranked extends NodeByLocation { readonly name: string; readonly sameZone: boolean; readonly freeMemory?: number }
+
+function freeMemoryOf(attributes: NodeAttributes): number | undefined {
+  const memory = attributes.free?.memory;
+  if (memory === undefined) return undefined;
+  try {
+    return parseQuantity(memory);
+  } catch {
+    return undefined;
+  }
+}
 
 function rankOf(node: string, target: Location, at: Coordinates | undefined, attributes: NodeAttributes): Ranked {
   const sameZone = target.zone !== undefined && target.zone === attributes.location?.zone;
   const there = coordinatesOf(attributes.location);
   const distanceKm = at !== undefined && there !== undefined ? haversineKm(at, there) : undefined;
-  if (sameZone) return distanceKm === undefined ? { node, basis: 'zone', rank: 1 } : { node, basis: 'zone', distanceKm, rank: 0 };
-  return distanceKm === undefined ? { node, basis: 'none', rank: 3 } : { node, basis: 'distance', distanceKm, rank: 2 };
+  const basis: LocationBasis = distanceKm !== undefined ? 'distance' : sameZone ? 'zone' : 'none';
+  const freeMemory = freeMemoryOf(attributes);
+  return { node, name: node, basis, sameZone, ...(distanceKm === undefined ? {} : { distanceKm }), ...(freeMemory === undefined ? {} : { freeMemory }) };
 }
 
-function compareRanked(a: Ranked, b: Ranked): number {
-  return a.rank - b.rank || (a.distanceKm ?? 0) - (b.distanceKm ?? 0) || compareKeys(a.node, b.node);
-}
+const compareRanked = compareCloseness;
 
 function candidates(map: EdgeMapView, location: unknown, options: LocationQueryOptions, query: string): Ranked[] {
   const target = requireLocation(location, query);

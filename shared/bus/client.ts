@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { createConnection } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import mqtt, { MqttClient, type IClientOptions } from 'mqtt';
-import { Registry } from 'prom-client';
+import { Registry } from '../prometheus.ts';
 import { EdgeshifuError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { frameOf, keyOf, peekKey, type DropReason, type MessageCodec } from './codec.ts';
@@ -134,8 +134,6 @@ export class BusClient<M extends Envelope> {
   private readonly topics = new Map<string, TopicInfo | undefined>();
   /** The handlers each topic goes to (cleared when a handler is added). */
   private readonly routesByTopic = new Map<string, Array<Route<M>>>();
-  /** Counter children per kind: prom-client hashes the labels on every inc() otherwise. */
-  private readonly counted = { published: new Map<string, { inc(): void }>(), received: new Map<string, { inc(): void }>() };
   private readonly raw: Array<{ filter: Filter; handler: RawHandler }> = [];
   private readonly publishListeners: Array<PublishListener<M>> = [];
   private readonly qos: 0 | 1;
@@ -422,12 +420,7 @@ export class BusClient<M extends Envelope> {
   }
 
   private count(counter: 'published' | 'received', kind: string): void {
-    let child = this.counted[counter].get(kind);
-    if (child === undefined) {
-      child = this.metrics[counter].labels({ kind });
-      this.counted[counter].set(kind, child);
-    }
-    child.inc();
+    this.metrics[counter].inc({ kind });
   }
 
   private routesOf(topic: string): Array<Route<M>> {

@@ -6,7 +6,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Agent } from 'node:https';
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parse } from 'yaml';
 import { EdgeshifuError } from '../errors.ts';
@@ -66,14 +66,56 @@ function fileOrData(base: string, entry: Record<string, unknown>, name: string):
 type Named = { name: string } & Record<string, Record<string, unknown> | string | undefined>;
 
 /** The current context of a kubeconfig file. */
-export function endpointFromKubeconfig(path: string): KubeEndpoint {
-  let text: string;
+const UNSUPPORTED: ReadonlyArray<readonly [readonly string[], string]> = [
+  [['exec'], 'runs an exec credential plugin (users[].user.exec), which this component\'s Kubernetes client does not run'],
+  [['auth-provider'], 'uses an auth-provider (users[].user.auth-provider, e.g. oidc), which this component\'s Kubernetes client does not support'],
+  [['username', 'password'], 'has a username and password (basic authentication), which this component\'s Kubernetes client does not send'],
+  [['as', 'as-groups', 'as-uid'], 'impersonates (users[].user.as), which this component\'s Kubernetes client does not support'],
+];
+
+/** A kubeconfig's tokenFile, relative to the kubeconfig's folder as kubectl reads it. */
+function tokenFileOf(user: Readonly<Record<string, unknown>>, base: string): string | undefined {
+  if (typeof user.tokenFile !== 'string') return undefined;
+  return isAbsolute(user.tokenFile) ? user.tokenFile : join(base, user.tokenFile);
+}
+
+function unreadable(path: string): string | undefined {
   try {
-    text = readFileSync(path, 'utf8');
+    readFileSync(path);
+    return undefined;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
+}
+
+/**
+ * Why this client cannot honour a kubeconfig user, or undefined when it can: it speaks client
+ * certificates and bearer tokens only, and never sends a request without credentials (a request
+ * without them would reach the API server as system:anonymous and fail far from the cause).
+ */
+export function unsupportedUser(user: Readonly<Record<string, unknown>>, name: string, base: string): string | undefined {
+  const needs = 'use a kubeconfig with a client certificate and key, a token or a tokenFile (e.g. a ServiceAccount token)';
+  const feature = UNSUPPORTED.find(([keys]) => keys.some((k) => user[k] !== undefined));
+  if (feature !== undefined) return `user "${name}" ${feature[1]}: ${needs}`;
+  const has = (key: string): boolean => user[key] !== undefined || user[`${key}-data`] !== undefined;
+  if (has('client-certificate') !== has('client-key')) return `user "${name}" has a client certificate without its key, or a key without its certificate: give both`;
+  const tokenFile = tokenFileOf(user, base);
+  const cannot = tokenFile === undefined ? undefined : unreadable(tokenFile);
+  if (cannot !== undefined) return `user "${name}": cannot read tokenFile ${String(user.tokenFile)} (${cannot})`;
+  if (!has('client-certificate') && typeof user.token !== 'string' && tokenFile === undefined) return `user "${name}" has no credentials this client can send (no client certificate, token or tokenFile): ${needs}`;
+  return undefined;
+}
+
+function readKubeconfig(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
   } catch (err) {
     throw new EdgeshifuError('invalid', `cannot read kubeconfig ${path}: ${err instanceof Error ? err.message : String(err)}`);
   }
-  const doc = parse(text) as { 'current-context'?: string; contexts?: Named[]; clusters?: Named[]; users?: Named[] };
+}
+
+export function endpointFromKubeconfig(path: string): KubeEndpoint {
+  const doc = parse(readKubeconfig(path)) as { 'current-context'?: string; contexts?: Named[]; clusters?: Named[]; users?: Named[] };
   const base = join(path, '..');
   const context = doc.contexts?.find((c) => c.name === doc['current-context'])?.context as { cluster?: string; user?: string } | undefined;
   const cluster = doc.clusters?.find((c) => c.name === context?.cluster)?.cluster as Record<string, unknown> | undefined;
@@ -81,13 +123,15 @@ export function endpointFromKubeconfig(path: string): KubeEndpoint {
   if (cluster === undefined || typeof cluster.server !== 'string') {
     throw new EdgeshifuError('invalid', `kubeconfig ${path}: no cluster server for context "${doc['current-context'] ?? ''}"`);
   }
+  const refused = unsupportedUser(user, context?.user ?? '', base);
+  if (refused !== undefined) throw new EdgeshifuError('invalid', `kubeconfig ${path}: ${refused}`);
   return {
     server: cluster.server,
     ca: fileOrData(base, cluster, 'certificate-authority'),
     cert: fileOrData(base, user, 'client-certificate'),
     key: fileOrData(base, user, 'client-key'),
     token: typeof user.token === 'string' ? user.token : undefined,
-    tokenFile: typeof user.tokenFile === 'string' ? user.tokenFile : undefined,
+    tokenFile: tokenFileOf(user, base),
     insecureSkipTlsVerify: cluster['insecure-skip-tls-verify'] === true,
   };
 }

@@ -246,9 +246,9 @@ test.serial('device rm removes the EdgeDevice and the ConfigMap it wrote; the co
   t.is(shifu.code, 0, shown(shifu));
   t.deepEqual(JSON.parse(shifu.stdout), { namespace: 'devices', name: 'edgedevice-thermometer', done: [
     'edgedevice devices/edgedevice-thermometer deleted',
-    'configmap deviceshifu/thermometer-configmap-0.0.1 left in place (not written by edgeshifu device add)',
+    'configmap deviceshifu/thermometer-configmap-0.0.1 deleted',
   ] });
-  t.truthy(await kube.core.readNamespacedConfigMap({ namespace: 'deviceshifu', name: 'thermometer-configmap-0.0.1' }));
+  await t.throwsAsync(kube.core.readNamespacedConfigMap({ namespace: 'deviceshifu', name: 'thermometer-configmap-0.0.1' }), undefined, 'device add --from-dir wrote it, so device rm removes it');
   const ghost = await cli(['device', 'rm', 'ghost']);
   t.is(ghost.code, 1, shown(ghost));
   t.regex(ghost.stderr, /no EdgeDevice named ghost \(edgeshifu device list shows them\)/);

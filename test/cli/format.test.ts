@@ -4,7 +4,8 @@ import type { V1Lease, V1Node } from '@kubernetes/client-node';
 import { conditionsText, deviceProblems, deviceRow, renderDevices, type EdgeDevice } from '../../cli/format/devices.ts';
 import { renderEdgeMap } from '../../cli/format/edgemap.ts';
 import { controllerReport, nodeRows, parseMetrics, peerRow, renderStatus, type EdgeNode, type StatusReport } from '../../cli/format/status.ts';
-import { age, renderTable, shortDuration } from '../../cli/format/table.ts';
+import { age, byteQuantity, renderTable, shortDuration } from '../../cli/format/table.ts';
+import { retryDelayMs } from '../../cli/cluster.ts';
 import type { EdgeMapSnapshot } from '../../edgemap/snapshot.ts';
 
 const NOW = new Date('2026-05-01T12:00:00Z');
@@ -167,4 +168,33 @@ test('the edgeMap as text: nodes with their devices, devices on no node, cluster
     '  edge-1 -- site-b  Federation',
   ].join('\n'));
   t.is(renderEdgeMap({ version: 1, seq: 0, vertices: [], links: [] }), 'edgeMap (seq 0): 0 nodes, 0 devices, 0 remote clusters, 0 links');
+});
+
+test('up prints commands that run from a checkout (npx edgeshifu …), never a bare edgeshifu that is not on the PATH', async (t) => {
+  const { howTo } = await import('../../cli/commands/up.ts');
+  const text = howTo({ dir: '/s', kubeconfig: '/s/admin.kubeconfig', edgeMapUrl: 'http://127.0.0.1:8080/edgemap/', controllerUrl: 'http://127.0.0.1:8080', pid: 1, devices: [{ edgeDevice: 'thermo', tryInstruction: 'read_value', url: 'http://127.0.0.1:9000' }], startedAt: '' }, '/k');
+  const commands = text.slice(text.indexOf('\ntry')).split('\n').filter((l) => l.startsWith('  '));
+  t.true(commands.length >= 4, text);
+  for (const line of commands) t.regex(line, /^ {2}npx edgeshifu /, line);
+  t.regex(text, /^ {2}npx edgeshifu call thermo read_value {4}# or: curl http:\/\/127\.0\.0\.1:9000\/read_value$/m);
+});
+
+test('free memory prints as a Kubernetes quantity everywhere, whether shifud wrote bytes or a Node wrote Ki', (t) => {
+  t.is(byteQuantity('21911265280'), '20.4Gi');
+  t.is(byteQuantity('16305912Ki'), '15.6Gi');
+  t.is(byteQuantity('4Gi'), '4Gi');
+  t.is(byteQuantity('512Mi'), '512Mi');
+  t.is(byteQuantity('oops'), 'oops');
+  const raw = edgeNode('edge-1');
+  const bytes = { ...raw, status: { ...raw.status, free: { cpu: '1500m', memory: '21911265280' } } };
+  t.like(nodeRows([node('edge-1', 'True')], [bytes], NOW)[0], { freeMemory: '20.4Gi' });
+  const map: EdgeMapSnapshot = { version: 1, seq: 1, vertices: [{ key: 'edge-1', kind: 'edgeNode', attributes: { phase: 'Ready', free: { cpu: '2', memory: '21911265280' } } }], links: [] };
+  t.regex(renderEdgeMap(map), /free cpu 2, memory 20\.4Gi/);
+});
+
+test('a transient API server answer (429 while its storage initializes, 503, 504) is asked again, five times at most; others are not', (t) => {
+  t.deepEqual([0, 1, 2, 3, 4, 5].map((attempt) => retryDelayMs(429, attempt)), [250, 500, 1000, 2000, 2000, undefined]);
+  t.is(retryDelayMs(503, 0), 250);
+  t.is(retryDelayMs(504, 0), 250);
+  for (const code of [undefined, 400, 401, 403, 404, 409, 500]) t.is(retryDelayMs(code, 0), undefined, String(code));
 });

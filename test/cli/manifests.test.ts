@@ -93,6 +93,7 @@ test('a Shifu example folder: EdgeDevice and ConfigMap applied, configMapName fi
     'ConfigMap deviceshifu/thermometer-configmap-0.0.1', 'EdgeDevice devices/edgedevice-thermometer',
   ]);
   t.like(plan.apply[1], { spec: { configMapName: 'thermometer-configmap-0.0.1', address: 'thermometer.devices.svc.cluster.local:11111' } });
+  for (const o of plan.apply) t.is(o.metadata.labels?.['app.kubernetes.io/managed-by'], 'edgeshifu-cli', `${o.kind} is labelled as written by edgeshifu, so device rm removes it`);
   t.deepEqual(plan.notes, [
     'EdgeDevice edgedevice-thermometer: spec.configMapName set to thermometer-configmap-0.0.1',
     'skipped Deployment deviceshifu/deviceshifu-thermometer-deployment (f2.yaml): edgeshifu\'s controller writes the deviceShifu itself',

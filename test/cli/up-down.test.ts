@@ -27,8 +27,9 @@ test('up brings the local stack up detached, the commands find it, and down leav
   t.is(up.code, 0, shown(up));
   t.regex(up.stderr, /starting the control plane/, 'progress is relayed while the stack starts');
   t.regex(up.stdout, new RegExp(`^the local edge stack is up\\n {2}controller and edgeMap: http://127\\.0\\.0\\.1:${String(port)}/edgemap/`));
-  t.regex(up.stdout, /edgeshifu call edgedevice-thermometer read_value/);
-  t.regex(up.stdout, /stop it with: edgeshifu down$/m);
+  t.regex(up.stdout, /^ {2}npx edgeshifu call edgedevice-thermometer read_value/m);
+  t.notRegex(up.stdout, /^ {2}edgeshifu /m, 'no command that is not on the PATH');
+  t.regex(up.stdout, /stop it with: npx edgeshifu down$/m);
   const state = readStackState(dir);
   t.truthy(state, 'stack.json records the stack');
   seen = await processTree(state?.pid ?? -1);
@@ -37,7 +38,7 @@ test('up brings the local stack up detached, the commands find it, and down leav
 
   const again = await edgeshifu(['up', '--port', String(port)]);
   t.is(again.code, 1, shown(again));
-  t.regex(again.stderr, /a local stack already runs from .* \(pid \d+, controller http:\/\/127\.0\.0\.1:\d+\): `edgeshifu down` stops it/);
+  t.regex(again.stderr, /a local stack already runs from .* \(pid \d+, controller http:\/\/127\.0\.0\.1:\d+\): `npx edgeshifu down` stops it/);
 
   // no --kubeconfig, no --controller: the stack's own, found from EDGESHIFU_HOME
   const report = await waitFor('status to show the three devices Running', async () => {

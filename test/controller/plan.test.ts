@@ -4,7 +4,7 @@ import type { V1Deployment } from '@kubernetes/client-node';
 import { afterApply, planDevice, type PlanInput, type PlanSettings } from '../../controller/reconcile/plan.ts';
 import { ANNOTATION_PLACED_AT, ANNOTATION_PLACEMENT_REASON } from '../../controller/bundle/names.ts';
 import type { CandidateNode } from '../../controller/scheduling/candidates.ts';
-import type { EdgeDevice } from '../../controller/world.ts';
+import { mentionsMqttTopic, type EdgeDevice } from '../../controller/world.ts';
 import { deploymentRecord, podRecord, StringPool, type DeploymentRecord } from '../../controller/records.ts';
 
 const pool = new StringPool();
@@ -37,10 +37,19 @@ const BLOCKED: ReadonlyArray<{ case: string; input: PlanInput; reason: string; p
   { case: 'a name no Service can carry', input: input({ device: device('Thermo.v2') }), reason: 'InvalidName', phase: 'Failed' },
   { case: 'no configMapName', input: input({ device: device('thermometer', { configMapName: undefined }) }), reason: 'ConfigMapNotSet', phase: 'Pending' },
   { case: 'a ConfigMap that does not exist', input: input({ configMapExists: false }), reason: 'ConfigMapNotFound', phase: 'Pending' },
+  { case: 'an MQTT topic nowhere (no MQTTSetting.MQTTTopic, none in the ConfigMap\'s instructions)', input: input({ device: device('thermometer', { protocol: 'MQTT' }), configMapHasMqttTopic: false }), reason: 'MQTTTopicMissing', phase: 'Pending' },
   { case: 'a Service name taken by another device', input: input({ serviceOwner: { name: 'thermometer', namespace: 'plant-2' } }), reason: 'NameConflict', phase: 'Pending' },
   { case: 'no node with room', input: input({ nodes: [node('edge-1', 1024)] }), reason: 'NoNodeAvailable', phase: 'Pending' },
   { case: 'an attached node tainted against deviceShifu', input: input({ device: device('thermometer', { attachedNode: 'edge-1' }), nodes: [node('edge-1', 8 * Gi, { taint: 'dedicated=plc:NoSchedule' })] }), reason: 'AttachedNodeTainted', phase: 'Pending' },
 ];
+
+test('an MQTT device with its topic in MQTTSetting or in the ConfigMap is not blocked for it; the message names both places', (t) => {
+  const mqtt = (spec: Partial<EdgeDevice['spec']>): EdgeDevice => device('thermometer', { protocol: 'MQTT', ...spec });
+  t.not(planDevice(input({ device: mqtt({ protocolSettings: { MQTTSetting: { MQTTTopic: '/t' } } }), configMapHasMqttTopic: false })).view.scheduled.reason, 'MQTTTopicMissing');
+  t.not(planDevice(input({ device: mqtt({}), configMapHasMqttTopic: true })).view.scheduled.reason, 'MQTTTopicMissing');
+  const missing = planDevice(input({ device: mqtt({}), configMapHasMqttTopic: false })).view.bundleReady;
+  t.regex(missing.message, /spec\.protocolSettings\.MQTTSetting\.MQTTTopic.*protocolPropertyList\.MQTTTopic.*deviceshifu\/cm/);
+});
 
 for (const c of BLOCKED) {
   test(`a device with ${c.case} gets no bundle and says ${c.reason}`, (t) => {
@@ -89,4 +98,12 @@ test('once its Deployment is applied, a new device says Progressing, not Creatin
   t.is(afterApply(ready, applied('edge-1', 'x', { status: {} }), []), ready, 'only a Creating plan is read again');
   const blocked = planDevice(input({ nodes: [node('edge-1', 1024)] }));
   t.is(afterApply(blocked, fresh, []), blocked);
+});
+
+test('the ConfigMap names an MQTT topic when an instruction has a non-empty MQTTTopic', (t) => {
+  t.true(mentionsMqttTopic('instructions:\n  get:\n    protocolPropertyList:\n      MQTTTopic: "/test/test1"\n'));
+  t.true(mentionsMqttTopic('instructions:\n  get:\n    protocolPropertyList:\n      MQTTTopic: /plain\n'));
+  t.false(mentionsMqttTopic('instructions:\n  get:\n    readWrite: R\n'));
+  t.false(mentionsMqttTopic('instructions:\n  get:\n    protocolPropertyList:\n      MQTTTopic: ""\n'));
+  t.false(mentionsMqttTopic(undefined));
 });

@@ -51,7 +51,7 @@ test('methods follow readWrite: R is GET, W is POST/PUT, RW all; others are 405 
     const response = await gateway.get(`/${instruction}`, { method, ...(method === 'POST' || method === 'PUT' ? { body: 'x' } : {}) });
     t.is(response.status, status, `${method} /${instruction}`);
     t.is(response.headers.get('allow'), allow, `${method} /${instruction} Allow`);
-    if (status === 405) t.like(await response.json(), { error: { kind: 'invalid', instruction } });
+    if (status === 405) t.like(await response.json(), { error: { kind: 'method-not-allowed', instruction } });
     else await response.arrayBuffer();
   }
   t.is(device.requests.filter((r) => r.url.startsWith('/reader') || r.url.startsWith('/writer') || r.url.startsWith('/echo')).length, METHODS.filter((m) => m[2] === 200).length);
@@ -123,13 +123,14 @@ test('the instruction default timeout applies when ?timeout= is absent', async (
   t.regex((await response.json() as ErrorBody).error.message, /within 1 s/);
 });
 
-test('an unreachable device is 502 and says the connection was refused', async (t) => {
-  const gateway = await gatewayTo(t, `127.0.0.1:${await freePort()}`);
+test('an unreachable device is 502 naming the device and its address, and says the connection was refused', async (t) => {
+  const port = await freePort();
+  const gateway = await gatewayTo(t, `127.0.0.1:${port}`);
   const response = await gateway.get('/reader');
   t.is(response.status, 502);
   const body = await response.json() as ErrorBody;
   t.is(body.error.kind, 'unavailable');
-  t.regex(body.error.message, /refused the connection/);
+  t.is(body.error.message, `device edgedevice-test at 127.0.0.1:${port} refused the connection`);
 });
 
 test('a device answering garbage is 502, and the gateway keeps serving', async (t) => {
@@ -191,7 +192,7 @@ test('a body over the limit is 413 and the next request is served', async (t) =>
   const gateway = await gatewayTo(t, device.address, ['--body-limit-bytes', '1024']);
   const big = await gateway.get('/writer', { method: 'POST', body: 'x'.repeat(4096) });
   t.is(big.status, 413);
-  t.like(await big.json(), { error: { kind: 'invalid', instruction: 'writer' } });
+  t.like(await big.json(), { error: { kind: 'too-large', instruction: 'writer' } });
   t.false(device.requests.some((r) => r.url === '/writer'));
   const small = await gateway.get('/writer', { method: 'POST', body: 'ok' });
   t.is(small.status, 200);

@@ -154,7 +154,7 @@ test('a broker that is down at start makes calls 502, and the gateway picks it u
   t.is(reply.status, 502);
   const read = await gateway.get('/get_topicmsg1');
   t.is(read.status, 502);
-  t.regex((await read.json() as { error: { message: string } }).error.message, /^no message has arrived on topic \/test\/test1 yet: the MQTT broker has not been reached/);
+  t.regex((await read.json() as { error: { message: string } }).error.message, /^device edgedevice-test: no message has arrived on topic \/test\/test1 yet: the MQTT broker has not been reached/);
   t.is((await gateway.get('/health')).status, 200);
   await aedesBroker(t, { port });
   const ok = await waitFor('the gateway to reach the late broker', async () => {

@@ -54,7 +54,7 @@ test('each bad body is a 400 that says what to send, and the gateway keeps servi
   }
   const hex = await socketGateway(t, echo.address, { encoding: 'hex' });
   t.is((await send(hex, { command: 'zz' })).status, 400);
-  t.is((await hex.get('/cmd')).status, 400);
+  t.is((await hex.get('/cmd')).status, 405);
   t.deepEqual((await send(gateway, { command: 'still here' })).body, { message: 'still here', status: 200 });
 });
 
@@ -103,4 +103,25 @@ test('after the device reboots the gateway reconnects by itself', async (t) => {
     return reply.status === 200 ? reply : undefined;
   }, { timeoutMs: 20_000 });
   t.deepEqual(back.body, { message: 'three', status: 200 });
+});
+
+test('/instructions lists the methods a socket instruction answers, and any other is a 405 with Allow and kind method-not-allowed', async (t) => {
+  const echo = await mockDevice(t, 'socket');
+  const gateway = await socketGateway(t, echo.address, {});
+  const listing = await (await gateway.get('/instructions')).json() as { instructions: Array<{ name: string; methods: string[] }> };
+  t.deepEqual(listing.instructions.find((i) => i.name === 'cmd')?.methods, ['POST', 'PUT']);
+  const get = await gateway.get('/cmd');
+  t.is(get.status, 405);
+  t.is(get.headers.get('allow'), 'POST, PUT');
+  t.like(await get.json(), { error: { kind: 'method-not-allowed', instruction: 'cmd' } });
+  t.is((await send(gateway, { command: 'listed' })).status, 200);
+});
+
+test('a device that went away is a 502 naming the device and its address', async (t) => {
+  const echo = await mockDevice(t, 'socket');
+  const gateway = await socketGateway(t, echo.address, {});
+  await echo.close();
+  const reply = await send(gateway, { command: 'nobody' });
+  t.is(reply.status, 502);
+  t.regex((reply.body as { error: { message: string } }).error.message, new RegExp(`^device edgedevice-test at 127\\.0\\.0\\.1:${String(echo.port)} `));
 });

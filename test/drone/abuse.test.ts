@@ -4,7 +4,8 @@
 // handed to the agent.
 import test, { type ExecutionContext } from 'ava';
 import mqtt from 'mqtt';
-import { Registry } from 'prom-client';
+import { Registry } from '../../shared/prometheus.ts';
+import { samples } from '../support/metric-samples.ts';
 import { busMetrics } from '../../shared/bus/metrics.ts';
 import { broadcastTopic, relayTopicOf, parseTopic } from '../../shared/bus/topics.ts';
 import { MAX_PAYLOAD_BYTES } from '../../shared/bus/codec.ts';
@@ -33,8 +34,9 @@ async function client(t: ExecutionContext, url: string, cluster: string, extra: 
   return c;
 }
 
+// eslint-disable-next-line @typescript-eslint/require-await
 async function counts(registry: Registry, name: string, label: string): Promise<Record<string, number>> {
-  const values = (await registry.getSingleMetric(name)?.get())?.values ?? [];
+  const values = samples(registry, name);
   const out: Record<string, number> = {};
   for (const v of values) out[String(v.labels[label])] = (out[String(v.labels[label])] ?? 0) + v.value;
   return out;

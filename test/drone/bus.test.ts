@@ -1,6 +1,7 @@
 import test, { type ExecutionContext } from 'ava';
 import mqtt from 'mqtt';
-import { Registry } from 'prom-client';
+import { Registry } from '../../shared/prometheus.ts';
+import { samples } from '../support/metric-samples.ts';
 import { busMetrics, type BusMetrics } from '../../shared/bus/metrics.ts';
 import { broadcastTopic, directTopic, localTopic } from '../../shared/bus/topics.ts';
 import { isEdgeshifuError } from '../../shared/errors.ts';
@@ -124,8 +125,8 @@ test('invalid messages are dropped and counted by reason, and valid ones still g
   await raw.publishAsync(broadcastTopic('beta', 'slice-advert'), valid, { qos: 1 });
   await raw.publishAsync(broadcastTopic('beta', 'slice-advert'), valid, { qos: 1 });
   await waitFor('the valid advert', () => (seen.some((m) => m.id === 'beta-valid-000001') ? true : undefined), { timeoutMs: 5000 });
-  const dropped = await waitFor('the duplicate to be counted', async () => {
-    const values = (await registry.getSingleMetric('edgeshifu_bus_messages_dropped_total')?.get())?.values ?? [];
+  const dropped = await waitFor('the duplicate to be counted', () => {
+    const values = samples(registry, 'edgeshifu_bus_messages_dropped_total');
     const byReason = Object.fromEntries(values.map((v) => [String(v.labels.reason), v.value]));
     return byReason.duplicate === 1 ? byReason : undefined;
   }, { timeoutMs: 5000 });

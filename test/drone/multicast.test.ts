@@ -3,7 +3,8 @@
 // Pure parts first (topics, the split, what the agent publishes), then real brokers: a line of
 // relays, a ring, a tree whose routes part, a Mosquitto in the middle, and forged recipients.
 import test, { type ExecutionContext } from 'ava';
-import { Registry } from 'prom-client';
+import { Registry } from '../../shared/prometheus.ts';
+import { samples } from '../support/metric-samples.ts';
 import { maySubscribe } from '../../shared/bus/acl.ts';
 import type { BusClient } from '../../shared/bus/client.ts';
 import { busMetrics } from '../../shared/bus/metrics.ts';
@@ -220,7 +221,7 @@ test('a multi-recipient copy whose topic names a cluster the sender did not name
   const fine = await a.publish(multiTopic('a', ['b'], 'votes'), { ...votes, baseCluster: 'a', recipients: ['b', 'd'] });
   await waitFor('the genuine one', () => (got.includes(fine.id) ? true : undefined), { timeoutMs: 10_000 });
   t.deepEqual(got, [fine.id]);
-  const values = (await registry.getSingleMetric('edgeshifu_bus_messages_dropped_total')?.get())?.values ?? [];
+  const values = samples(registry, 'edgeshifu_bus_messages_dropped_total');
   t.is(values.find((v) => v.labels.reason === 'wrong-recipient')?.value, 1);
 });
 
@@ -244,7 +245,7 @@ test('open and sealed jobs on a line of five clusters, signatures required, are 
     t.is(hosts.length, 2, `${mode}: each component hosted once (${hosts.join(', ')})`);
     const adverts = published.filter((p) => p.cluster === 'c0' && p.kind === 'advertisement');
     t.deepEqual(adverts.map((p) => p.topic), ['edgeshifu/v1/c0/multi/c1.c2.c3.c4/advertisement'], mode);
-    const dropped = (await registry.getSingleMetric('edgeshifu_bus_messages_dropped_total')?.get())?.values ?? [];
+    const dropped = samples(registry, 'edgeshifu_bus_messages_dropped_total');
     t.deepEqual(dropped.filter((v) => v.labels.reason !== 'duplicate' && v.value > 0), [], `${mode}: every signature checked out`);
   }
 });

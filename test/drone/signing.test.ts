@@ -1,7 +1,8 @@
 import test, { type ExecutionContext } from 'ava';
 import { generateKeyPairSync } from 'node:crypto';
 import mqtt from 'mqtt';
-import { Registry } from 'prom-client';
+import { Registry } from '../../shared/prometheus.ts';
+import { samples } from '../support/metric-samples.ts';
 import { frameOf, withHops } from '../../shared/bus/codec.ts';
 import { busMetrics } from '../../shared/bus/metrics.ts';
 import { Keyring, privateKeyFrom, publicKeyFrom, publicKeyPem } from '../../shared/bus/signing.ts';
@@ -137,8 +138,8 @@ for (const broker of ['aedes', 'Mosquitto'] as const) {
       Buffer.from(codec.encode(message('a', 'forged-altered-01', 1), (bytes) => aSigns.sign(bytes)).toString().replace('"cpu":1000', '"cpu":9999')),
     ];
     for (const payload of forged) await forger.publishAsync(topic, payload, { qos: 1 });
-    const dropped = await waitFor('three bad signatures counted at c', async () => {
-      const values = (await registry.getSingleMetric('edgeshifu_bus_messages_dropped_total')?.get())?.values ?? [];
+    const dropped = await waitFor('three bad signatures counted at c', () => {
+      const values = samples(registry, 'edgeshifu_bus_messages_dropped_total');
       const bad = values.find((v) => v.labels.reason === 'bad-signature')?.value ?? 0;
       return bad >= 3 ? bad : undefined;
     }, { timeoutMs: 10_000 });

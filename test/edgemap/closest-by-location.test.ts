@@ -22,10 +22,10 @@ function site(): EdgeMap {
   return map;
 }
 
-// The decision table of closest-by-location.ts, row by row.
+// The one closeness ranking (edgemap/closeness.ts), row by row: distance, then zone, then free memory, then name.
 const cases: Array<[string, Location, string[]]> = [
-  ['same zone with distance, then same zone, then distance, then unknown', { zone: 'a', latitude: 52.52, longitude: 13.40 },
-    ['zone-near', 'zone-far', 'zone-only', 'coords-near', 'coords-far', 'unknown']],
+  ['every known distance first, nearest first, whatever the zone; then the device\'s zone; then by name', { zone: 'a', latitude: 52.52, longitude: 13.40 },
+    ['coords-near', 'zone-near', 'zone-far', 'coords-far', 'zone-only', 'unknown']],
   ['without a zone only distance counts', { latitude: 52.52, longitude: 13.40 },
     ['coords-near', 'zone-near', 'zone-far', 'coords-far', 'unknown', 'zone-only']],
   ['a zone without coordinates ranks its zone first, the rest by name', { zone: 'a' },
@@ -44,7 +44,8 @@ for (const [what, location, order] of cases) {
 
 test('the answer says what it was based on, so the scheduler can fall back', (t) => {
   const map = site();
-  t.like(closestNodeToLocation(map, { zone: 'a', latitude: 52.52, longitude: 13.40 }), { node: 'zone-near', basis: 'zone' });
+  t.like(closestNodeToLocation(map, { zone: 'a', latitude: 52.52, longitude: 13.40 }), { node: 'coords-near', basis: 'distance' });
+  t.like(closestNodeToLocation(map, { zone: 'a' }), { node: 'zone-far', basis: 'zone' });
   t.like(closestNodeToLocation(map, { latitude: 52.52, longitude: 13.40 }), { node: 'coords-near', basis: 'distance' });
   t.deepEqual(closestNodeToLocation(map, {}), { node: 'coords-far', basis: 'none' });
   const near = closestNodeToLocation(map, { latitude: 52.52, longitude: 13.40 });
