@@ -10,6 +10,7 @@ import { waitFor } from '../support/wait.ts';
 import { readStackState } from '../../cli/local-stack.ts';
 import type { StatusReport } from '../../cli/format/status.ts';
 import { processTree, stillRunning, type ProcessId } from '../support/process-tree.ts';
+import { LOCAL_DEVICES } from '../support/localstack/devices.ts';
 import { EMPTY_HOME, edgeshifu, shown } from './run.ts';
 
 test('up brings the local stack up detached, the commands find it, and down leaves nothing behind', async (t) => {
@@ -41,10 +42,10 @@ test('up brings the local stack up detached, the commands find it, and down leav
   t.regex(again.stderr, /a local stack already runs from .* \(pid \d+, controller http:\/\/127\.0\.0\.1:\d+\): `npx edgeshifu down` stops it/);
 
   // no --kubeconfig, no --controller: the stack's own, found from EDGESHIFU_HOME
-  const report = await waitFor('status to show the three devices Running', async () => {
+  const report = await waitFor(`status to show the ${String(LOCAL_DEVICES.length)} devices Running`, async () => {
     const r = await edgeshifu(['status', '-o', 'json']);
     const parsed = JSON.parse(r.stdout || '{}') as Partial<StatusReport>;
-    return r.code === 0 && parsed.devices?.length === 3 && parsed.devices.every((d) => d.phase === 'Running') ? parsed : undefined;
+    return r.code === 0 && parsed.devices?.length === LOCAL_DEVICES.length && parsed.devices.every((d) => d.phase === 'Running') ? parsed : undefined;
   }, { timeoutMs: 120_000, intervalMs: 1000 });
   t.like(report, { controller: { where: `http://127.0.0.1:${String(port)}`, leading: true }, kubernetes: { kubeconfig: join(dir, 'admin.kubeconfig') } });
   t.deepEqual(report.nodes?.map((n) => [n.name, n.edgeNode]), [['edge-local', true]]);
