@@ -4,7 +4,7 @@
 // under their own Service names. Deleting it sends DEL and waits, bounded, for the hosts' DEL_ACK.
 // Reconcile reads the world afresh each time; decisions and host reports only enqueue.
 import type { KubernetesObject, V1Deployment, V1EndpointSlice, V1Node, V1Service } from '@kubernetes/client-node';
-import type { Informer } from '../../shared/kube/informer.ts';
+import { objectKey, type Informer } from '../../shared/kube/informer.ts';
 import type { Logger } from '../../shared/log.ts';
 import { API_VERSION } from '../../shared/crds/resources.ts';
 import type { ComponentStatus, OffloadRequestSpec, OffloadRequestStatus } from '../../shared/crds/drone.ts';
@@ -50,9 +50,6 @@ export interface OriginSideDeps {
   readonly settled?: () => boolean;
 }
 
-function keyOf(o: { metadata?: { namespace?: string; name?: string } }): string {
-  return `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
-}
 
 const HOST_PHASE: Readonly<Record<HostStatusMessage['phase'], NonNullable<OffloadRequestStatus['phase']>>> = {
   ACCEPTED: 'ACCEPTED', SCHEDULED: 'SCHEDULED', CONNECTED: 'CONNECTED', LAUNCHED: 'LAUNCHED', FAILED: 'FAILED', GONE: 'FAILED',
@@ -244,7 +241,7 @@ export class OriginSide {
     const next = startAuction(dfd, status);
     await this.write(dfd, next);
     const app = next.app ?? '';
-    const excluded = this.excludedFrom(keyOf(dfd));
+    const excluded = this.excludedFrom(objectKey(dfd));
     this.submittedFor.set(app, new Set(unplaced(next)));
     log.info({ app, components: unplaced(next), excluded }, 'put to auction');
     this.deps.agent.submit(jobOf(dfd, { origin: this.deps.cluster, app, components: unplaced(next), excluded }));
@@ -271,8 +268,8 @@ export class OriginSide {
     // a component without ports has nothing to reach: it is not waited for
     const exposed = workload.ports.length > 0 && neededRemotely(dfd, status, component, this.deps.cluster);
     const objects = localObjects(dfd, { component, workload, cluster: this.deps.cluster, env: dependencyEnv(dependencies), exposed });
-    await this.applyOwned(`${keyOf(dfd)}/${component}`, objects.deployment);
-    const service = await this.applyOwned(`${keyOf(dfd)}/${component}`, objects.service);
+    await this.applyOwned(`${objectKey(dfd)}/${component}`, objects.deployment);
+    const service = await this.applyOwned(`${objectKey(dfd)}/${component}`, objects.service);
     const running = available(this.deps.workloads.get(`${namespace}/${localDeploymentName(dfd, component)}`));
     const at = exposed ? exposedAt(service, publicAddress(this.deps.publicAddress, this.deps.nodes.list())) ?? 'unreachable' : undefined;
     return localObservation({ component, namespace, running, ...(workload.ports[0] === undefined ? {} : { firstPort: workload.ports[0].port }), ...(at === undefined ? {} : { exposed: at }) });
@@ -288,8 +285,8 @@ export class OriginSide {
     const reach = s.endpoint === undefined ? undefined : reachOf(s.endpoint, s.ports, workload.ports);
     if (reach !== undefined) {
       const objects = remoteObjects(dfd, { component, reach });
-      await this.applyOwned(`${keyOf(dfd)}/${component}`, objects.service);
-      if (objects.slice !== undefined) await this.applyOwned(`${keyOf(dfd)}/${component}`, objects.slice);
+      await this.applyOwned(`${objectKey(dfd)}/${component}`, objects.service);
+      if (objects.slice !== undefined) await this.applyOwned(`${objectKey(dfd)}/${component}`, objects.slice);
     }
     return { phase: s.phase ?? 'ASSIGNED', ...(reach === undefined ? {} : { endpoint: s.endpoint, ports: reach.ports }), ...(s.message === undefined || s.message === '' ? {} : { message: s.message }) };
   }
@@ -305,7 +302,7 @@ export class OriginSide {
     });
     // a component that moved starts afresh: what the former host said no longer holds
     if (previous !== undefined) await this.deps.api.patchStatus('OffloadRequest', { metadata: { name, namespace } }, { phase: 'ASSIGNED', endpoint: null, ports: null, revision: null, message: `assigned to ${at.cluster}` });
-    this.heard.set(`${keyOf(dfd)}/${component}`, Date.now());
+    this.heard.set(`${objectKey(dfd)}/${component}`, Date.now());
     return { phase: 'ASSIGNED', message: `assigned to ${at.cluster}` };
   }
 
@@ -375,7 +372,7 @@ export class OriginSide {
   renewAll(): void {
     for (const dfd of this.deps.deployments.list()) {
       if (dfd.metadata.deletionTimestamp !== undefined || dfd.status === undefined) continue;
-      this.sendLeases(keyOf(dfd), dfd, dfd.status, true);
+      this.sendLeases(objectKey(dfd), dfd, dfd.status, true);
     }
   }
 
@@ -461,7 +458,7 @@ export class OriginSide {
   }
 
   private async write(dfd: DroneFederatedDeployment, wanted: Status): Promise<void> {
-    const refusals = [...this.refusals.get(keyOf(dfd))?.values() ?? []]
+    const refusals = [...this.refusals.get(objectKey(dfd))?.values() ?? []]
       .filter((r) => r.generation === dfd.metadata.generation && wanted.components?.some((c) => c.name === r.component && c.phase === 'FAILED') !== false);
     const ready = readyCondition(wanted, refusals);
     const status = {
