@@ -2,7 +2,7 @@
 // sentences that say what to fix: the API server unreachable, credentials refused, a CRD missing.
 import { KubeApiError, KubeClient, endpointFromKubeconfig, type Query, type RawReply } from '../shared/kube/client.ts';
 import { kubeStatusOf } from '../shared/kube/errors.ts';
-import { EdgeshifuError, isEdgeshifuError } from '../shared/errors.ts';
+import { EdgeshifuError, isEdgeshifuError, errorMessage } from '../shared/errors.ts';
 import { API_VERSION } from '../shared/crds/resources.ts';
 import type { KubeconfigChoice } from './connection.ts';
 
@@ -56,7 +56,7 @@ export class ClusterAccess {
     try {
       return new ClusterAccess(kubeconfig, new KubeClient(endpointFromKubeconfig(kubeconfig.path)));
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
+      const message = errorMessage(err);
       throw new EdgeshifuError('invalid', `${message} (from ${kubeconfig.source}): pass --kubeconfig with a readable kubeconfig, or start the local stack with \`edgeshifu up\``);
     }
   }
@@ -117,7 +117,7 @@ export class ClusterAccess {
     const status = err instanceof KubeApiError ? kubeStatusOf(err) : undefined;
     const where = `${this.server} (kubeconfig ${this.kubeconfig.path}, from ${this.kubeconfig.source})`;
     if (status === undefined) {
-      const message = err instanceof Error ? err.message : String(err);
+      const message = errorMessage(err);
       return new EdgeshifuError('unavailable', `cannot ${what}: the Kubernetes API server at ${where} does not answer (${message}). Is the cluster up? Start the local stack with \`edgeshifu up\`, or pass --kubeconfig.`, { cause: err });
     }
     const detail = status.message || status.reason || `HTTP ${String(status.code)}`;

@@ -1,7 +1,7 @@
 // The controller's HTTP endpoints (/readyz, /metrics, /edgemap, /edgemap.dot), reached directly
 // (the local stack, --controller) or through the API server's service proxy on a real cluster,
 // which works wherever kubectl does.
-import { EdgeshifuError } from '../shared/errors.ts';
+import { EdgeshifuError, errorMessage } from '../shared/errors.ts';
 import { paths, type ClusterAccess } from './cluster.ts';
 import type { ControllerChoice } from './connection.ts';
 
@@ -23,7 +23,7 @@ const TIMEOUT_MS = 10_000;
 /** The reason of a failed fetch: undici hides it in `cause` (ECONNREFUSED, ENOTFOUND, ...). */
 export function fetchFailure(err: unknown): string {
   const cause = err instanceof Error ? err.cause : undefined;
-  const text = cause instanceof Error ? cause.message : err instanceof Error ? err.message : String(err);
+  const text = cause instanceof Error ? cause.message : errorMessage(err);
   return err instanceof Error && err.name === 'TimeoutError' ? 'no answer in time' : text;
 }
 

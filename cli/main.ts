@@ -11,6 +11,7 @@ import * as deviceRm from './commands/device-rm.ts';
 import * as edgemap from './commands/edgemap.ts';
 import * as call from './commands/call.ts';
 import * as federationJoin from './commands/federation-join.ts';
+import { errorMessage } from '../shared/errors.ts';
 
 export interface Command {
   readonly spec: CommandSpec;
@@ -58,7 +59,7 @@ export async function runCli(argv: readonly string[], environment: CliEnvironmen
     return await command.run(ctx);
   } catch (err) {
     if (err instanceof UsageError) return usageFailure(err, environment.terminal);
-    environment.terminal.err(`edgeshifu: ${err instanceof Error ? err.message : String(err)}\n`);
+    environment.terminal.err(`edgeshifu: ${errorMessage(err)}\n`);
     if (environment.env.EDGESHIFU_DEBUG === '1' && err instanceof Error) environment.terminal.err(`${err.stack ?? ''}\n`);
     return 1;
   } finally {

@@ -6,6 +6,7 @@
 import type { EdgeMap, LinkType, NodeAttributes } from '../edgemap/index.ts';
 import type { Logger } from '../shared/log.ts';
 import type { DeviceFacts, NodeFacts, Topology } from './topology.ts';
+import { errorMessage } from '../shared/errors.ts';
 
 interface WantedLink {
   readonly a: string;
@@ -119,7 +120,7 @@ export class EdgeMapTopology implements Topology {
     try {
       update();
     } catch (err) {
-      this.logger.warn({ key, err: err instanceof Error ? err.message : String(err) }, 'edgeMap refused an update');
+      this.logger.warn({ key, err: errorMessage(err) }, 'edgeMap refused an update');
     }
   }
 }

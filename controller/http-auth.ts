@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { KubeClient } from '../shared/kube/client.ts';
 import type { Logger } from '../shared/log.ts';
+import { errorMessage } from '../shared/errors.ts';
 
 export interface ResourceRule { readonly verb: string; readonly group: string; readonly resource: string }
 export interface NonResourceRule { readonly verb: string; readonly path: string }
@@ -89,7 +90,7 @@ export class TokenGate {
       if (await this.options.reviewer.allowed(user, rule)) return { status: 200, user: user.username };
       return { status: 403, reason: `${user.username} may not ${describe(rule)}` };
     } catch (err) {
-      this.options.logger?.warn({ err: err instanceof Error ? err.message : String(err) }, 'token review failed');
+      this.options.logger?.warn({ err: errorMessage(err) }, 'token review failed');
       return { status: 503, reason: 'the token cannot be checked now (API server unreachable); try again' };
     }
   }

@@ -8,6 +8,7 @@ import { sleep } from '../shared/backoff.ts';
 import { kubeStatusOf, toKubeError } from '../shared/kube/errors.ts';
 import type { Logger } from '../shared/log.ts';
 import { isoTime } from '../shared/time.ts';
+import { errorMessage } from '../shared/errors.ts';
 
 export interface LeaderElectionOptions {
   readonly client: KubeClient;
@@ -55,7 +56,7 @@ export class LeaderElector {
     const lead = (): void => {
       // not awaited: renewals must go on while the caches fill
       onLead().catch((err: unknown) => {
-        this.options.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'could not start leading');
+        this.options.logger.error({ err: errorMessage(err) }, 'could not start leading');
         this.stop();
       });
     };
@@ -123,7 +124,7 @@ export class LeaderElector {
       return true;
     } catch (err) {
       // a conflict means another candidate won this round; anything else is retried next period
-      this.options.logger.debug({ err: err instanceof Error ? err.message : String(err) }, 'lease not acquired');
+      this.options.logger.debug({ err: errorMessage(err) }, 'lease not acquired');
       return false;
     }
   }
@@ -138,7 +139,7 @@ export class LeaderElector {
       await this.options.client.request('PUT', `${this.path}/${encodeURIComponent(this.options.name)}`, { body });
       this.options.logger.info('released the lease');
     } catch (err) {
-      this.options.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'could not release the lease');
+      this.options.logger.warn({ err: errorMessage(err) }, 'could not release the lease');
     }
   }
 }

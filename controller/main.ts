@@ -14,6 +14,7 @@ import { EdgeMap } from '../edgemap/index.ts';
 import { edgeMapRouter } from '../edgemap/http/router.ts';
 import { EdgeMapTopology } from './edgemap-topology.ts';
 import { kubeReviewer, TokenGate, tokenGuard } from './http-auth.ts';
+import { errorMessage } from '../shared/errors.ts';
 
 
 export async function runController(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
@@ -22,7 +23,7 @@ export async function runController(argv: readonly string[], env: NodeJS.Process
   logger.info({ config: printableConfig(ControllerConfig, config) }, 'effective configuration');
   const client = new KubeClient(defaultEndpoint(config.kubeconfig, env));
   const registry = controllerRegistry();
-  const map = new EdgeMap({ onListenerError: (err) => { logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'edgeMap listener failed'); } });
+  const map = new EdgeMap({ onListenerError: (err) => { logger.warn({ err: errorMessage(err) }, 'edgeMap listener failed'); } });
   const shutdown = new AbortController();
   const controller = new Controller({ client, config, logger, registry, topology: new EdgeMapTopology(map, logger.child({ part: 'edgemap' })) });
   const identity = config.identity ?? env.HOSTNAME ?? hostname();
@@ -67,7 +68,7 @@ if (import.meta.url === `file://${process.argv[1] ?? ''}`) {
     process.exitCode = await runController(process.argv.slice(2), process.env);
   } catch (err) {
     // bad configuration or kubeconfig: say what to fix, no stack trace
-    createLogger('controller').fatal({ err: err instanceof Error ? err.message : String(err) }, 'cannot start');
+    createLogger('controller').fatal({ err: errorMessage(err) }, 'cannot start');
     process.exitCode = 2;
   }
 }

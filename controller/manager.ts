@@ -11,7 +11,7 @@ import { deviceShifuUrl } from './bundle/service.ts';
 import type { ControllerConfig } from './config.ts';
 import { imageFor } from './config.ts';
 import { ApiWriter, type KubeWriter } from './kube-writer.ts';
-import { EdgeDeviceReconciler } from './reconcile/edgedevice.ts';
+import { EdgeDeviceReconciler } from './reconcile/edgedevice-reconciler.ts';
 import { HostReconciler, hostKey, isHostKey } from './reconcile/host.ts';
 import { HOST_APP_NAME } from '../shared/node-host.ts';
 import type { DeploymentRecord, ServiceRecord } from './records.ts';
@@ -24,6 +24,7 @@ import type { Topology } from './topology.ts';
 import { World, type EdgeDevice, type EdgeNode } from './world.ts';
 import { sameButVersion } from './records.ts';
 import type { Offloader } from './offload/manager.ts';
+import { errorMessage } from '../shared/errors.ts';
 
 export interface ControllerDeps {
   readonly client: KubeClient;
@@ -121,7 +122,7 @@ export class Controller {
     this.world.services.forEach((record) => { if (record.shared !== undefined) this.enqueue(hostKey(record.shared.node)); });
     if (this.offloader !== undefined) {
       this.offloading = this.offloader.start();
-      this.offloading.catch((err: unknown) => { this.deps.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'DRONE offloading did not start'); });
+      this.offloading.catch((err: unknown) => { this.deps.logger.error({ err: errorMessage(err) }, 'DRONE offloading did not start'); });
     }
     this.deps.logger.info('reconciling');
   }

@@ -3,7 +3,7 @@
 // input that only its author can fix, panics are caught, and every pass is counted and timed.
 import { randomUUID } from 'node:crypto';
 import { Counter, Gauge, Histogram, Registry } from '../shared/prometheus.ts';
-import { EdgeshifuError } from '../shared/errors.ts';
+import { EdgeshifuError, errorMessage } from '../shared/errors.ts';
 import { deferredChild, type Logger } from '../shared/log.ts';
 import { WorkQueue } from './queue.ts';
 
@@ -106,7 +106,7 @@ export class Runner {
       return;
     }
     const retryInMs = this.queue.addRateLimited(key);
-    const message = err instanceof Error ? err.message : String(err);
+    const message = errorMessage(err);
     if (err instanceof EdgeshifuError && err.kind === 'conflict') {
       // an optimistic-concurrency race (the object moved since the cache saw it) is expected with
       // several writers: retried against the newer version, it is not an error to page anyone on

@@ -8,6 +8,7 @@ import type { Logger } from '../shared/log.ts';
 import { http, type HttpRoute } from '../shared/node-http.ts';
 import type { Registry } from '../shared/prometheus.ts';
 import { setDateHeader } from '../shared/time.ts';
+import { errorMessage } from '../shared/errors.ts';
 
 export interface ServerOptions {
   readonly registry: Registry;
@@ -55,7 +56,7 @@ async function answer(options: ServerOptions, req: IncomingMessage, res: ServerR
     for (const route of options.routes ?? []) if (await route(req, res)) return;
     text(res, 404, 'not found: the controller serves /healthz, /readyz, /metrics and /edgemap\n');
   } catch (err) {
-    options.logger?.warn({ err: err instanceof Error ? err.message : String(err), path: req.url }, 'HTTP request failed');
+    options.logger?.warn({ err: errorMessage(err), path: req.url }, 'HTTP request failed');
     if (!res.headersSent) text(res, 500, 'internal error\n');
     else res.destroy();
   }

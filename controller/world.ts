@@ -3,7 +3,7 @@
 import type { KubernetesListObject, KubernetesObject, V1ConfigMap, V1Deployment, V1Node, V1Pod, V1Service } from '@kubernetes/client-node';
 import type { KubeClient, Query } from '../shared/kube/client.ts';
 import { GROUP, VERSION, type CustomObject } from '../shared/crds/resources.ts';
-import type { EdgeDeviceSpec, EdgeDeviceStatus } from '../shared/crds/edgedevice.ts';
+import type { EdgeDevice } from '../shared/crds/edgedevice.ts';
 import type { EdgeNodeSpec, EdgeNodeStatus } from '../shared/crds/edgenode.ts';
 import { Informer } from '../shared/kube/informer.ts';
 import type { Logger } from '../shared/log.ts';
@@ -11,7 +11,7 @@ import { LABEL_MANAGED_BY, MANAGED_BY } from './bundle/names.ts';
 import { deploymentRecord, podRecord, serviceRecord, slimEdgeDevice, StringPool, versionOf, type DeploymentRecord, type PodRecord, type ServiceRecord } from './records.ts';
 import { PodIndex } from './scheduling/pod-index.ts';
 
-export type EdgeDevice = CustomObject<EdgeDeviceSpec, EdgeDeviceStatus>;
+export type { EdgeDevice };
 export type EdgeNode = CustomObject<EdgeNodeSpec, EdgeNodeStatus>;
 
 const MANAGED = `${LABEL_MANAGED_BY}=${MANAGED_BY}`;

@@ -9,7 +9,7 @@ import type { KubeClient } from '../shared/kube/client.ts';
 import type { Logger } from '../shared/log.ts';
 import { readConfigFiles } from './config/load.ts';
 import { parseConfig } from './config/parse.ts';
-import { DeviceShifu, type GatewayOptions } from './gateway.ts';
+import { DeviceShifu, type GatewayOptions } from './device-shifu.ts';
 import type { Settings } from './settings.ts';
 import { edgeDeviceFromManifest } from './standalone/edgedevice-file.ts';
 import { fileSecrets } from './standalone/secrets.ts';
@@ -105,7 +105,7 @@ export async function runInCluster(options: RunOptions): Promise<RunningDeviceSh
   if (name === undefined || name === '') throw new EdgeshifuError('invalid', 'EDGEDEVICE_NAME is not set: name the EdgeDevice (or use --edgedevice-file for standalone mode)');
   // Loaded only here: standalone mode needs none of it.
   const [{ defaultEndpoint, KubeClient: Client }, { watchEdgeDevice }, { kubeSecrets }, { edgeDevicePhasePatcher }, { kubeTelemetryServices }] = await Promise.all([
-    import('../shared/kube/client.ts'), import('./kube/edgedevice.ts'), import('./kube/secrets.ts'), import('./kube/status.ts'), import('./kube/telemetry-services.ts'),
+    import('../shared/kube/client.ts'), import('./kube/edgedevice-watch.ts'), import('./kube/secrets.ts'), import('./kube/status.ts'), import('./kube/telemetry-services.ts'),
   ]);
   const client = options.client ?? new Client(defaultEndpoint(undefined, env));
   const gateway = new DeviceShifu(gatewayOptions(settings, logger, {

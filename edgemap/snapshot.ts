@@ -1,7 +1,7 @@
 // The whole edgeMap as JSON (GET /edgemap, the first SSE event) and back. Vertices sorted by key
 // and links by their ends, so equal maps give equal snapshots.
 import { Type, type Static } from '@sinclair/typebox';
-import { EdgeshifuError } from '../shared/errors.ts';
+import { EdgeshifuError, errorMessage } from '../shared/errors.ts';
 import { Validator } from '../shared/validation.ts';
 import { EdgeMap, type EdgeMapOptions } from './map.ts';
 import { LINK_TYPES, VERTEX_KINDS, type Link, type Vertex } from './model.ts';
@@ -56,7 +56,7 @@ function step(what: string, run: () => unknown): void {
   try {
     run();
   } catch (err) {
-    throw new EdgeshifuError('invalid', `edgeMap snapshot ${what}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new EdgeshifuError('invalid', `edgeMap snapshot ${what}: ${errorMessage(err)}`, { cause: err });
   }
 }
 

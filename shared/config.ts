@@ -3,7 +3,7 @@
 // win; booleans are --foo / --no-foo). Errors name the key and where it came from.
 import { parseArgs } from 'node:util';
 import type { Static, TObject } from '@sinclair/typebox';
-import { EdgeshifuError } from './errors.ts';
+import { EdgeshifuError, errorMessage } from './errors.ts';
 import { Validator } from './validation.ts';
 
 export function flagName(key: string): string {
@@ -48,7 +48,7 @@ export function loadConfig<S extends TObject>(schema: S, sources: ConfigSources 
   try {
     flags = parseArgs({ args: [...(sources.argv ?? [])], options, strict: true, allowPositionals: false, allowNegative: true }).values;
   } catch (err) {
-    throw new EdgeshifuError('invalid', `bad command line: ${err instanceof Error ? err.message : String(err)}`);
+    throw new EdgeshifuError('invalid', `bad command line: ${errorMessage(err)}`);
   }
   const env = sources.env ?? {};
   const config: Record<string, unknown> = {};

@@ -29,3 +29,8 @@ export class EdgeshifuError extends Error {
 export function isEdgeshifuError(err: unknown, kind?: ErrorKind): err is EdgeshifuError {
   return err instanceof EdgeshifuError && (kind === undefined || err.kind === kind);
 }
+
+/** The message of anything thrown: an Error's own, or the value as text. */
+export function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -9,6 +9,7 @@ import type { Logger } from '../shared/log.ts';
 import { http } from '../shared/node-http.ts';
 import type { Registry } from '../shared/prometheus.ts';
 import { setDateHeader } from '../shared/time.ts';
+import { errorMessage } from '../shared/errors.ts';
 
 export interface Verdict {
   readonly ok: boolean;
@@ -90,7 +91,7 @@ export async function tryServeHealth(address: string, port: number, source: Heal
     logger.info({ address, port: served.port }, 'serving /healthz, /readyz, /metrics');
     return served;
   } catch (err) {
-    logger.error({ err: err instanceof Error ? err.message : String(err), address, port }, 'cannot serve /healthz, /readyz, /metrics: choose another --health-port (EDGESHIFU_HEALTH_PORT) or --health-address');
+    logger.error({ err: errorMessage(err), address, port }, 'cannot serve /healthz, /readyz, /metrics: choose another --health-port (EDGESHIFU_HEALTH_PORT) or --health-address');
     return undefined;
   }
 }

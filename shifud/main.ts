@@ -4,15 +4,16 @@ import { printableConfig } from '../shared/config.ts';
 import { defaultEndpoint, KubeClient } from '../shared/kube/client.ts';
 import { createLogger } from '../shared/log.ts';
 import { ShifudConfig, loadShifudConfig } from './config.ts';
-import { loggableUrl } from './mqttPublisher.ts';
+import { loggableUrl } from './mqtt-publisher.ts';
 import { Shifud } from './shifud.ts';
+import { errorMessage } from '../shared/errors.ts';
 
 async function main(): Promise<number> {
   let config: ShifudConfig;
   try {
     config = loadShifudConfig(process.argv.slice(2), process.env);
   } catch (err) {
-    console.error(`shifud: ${err instanceof Error ? err.message : String(err)}`);
+    console.error(`shifud: ${errorMessage(err)}`);
     return 2;
   }
   const logger = createLogger('shifud', { level: config.logLevel });
@@ -22,7 +23,7 @@ async function main(): Promise<number> {
   try {
     client = new KubeClient(defaultEndpoint(config.kubeconfig, process.env));
   } catch (err) {
-    logger.fatal({ err: err instanceof Error ? err.message : String(err) }, 'no cluster credentials: run in a pod with a ServiceAccount, or set KUBECONFIG (or --kubeconfig) to a readable kubeconfig');
+    logger.fatal({ err: errorMessage(err) }, 'no cluster credentials: run in a pod with a ServiceAccount, or set KUBECONFIG (or --kubeconfig) to a readable kubeconfig');
     return 2;
   }
   const shifud = new Shifud(config, { client, logger });

@@ -1,7 +1,7 @@
 // mDNS (DNS-SD) for unattended discovery (issue 5, "mDNS where present"): what answered a browse,
 // turned into host:port candidates — only for addresses inside the configured subnets, and only
 // asked on interfaces inside them. Pure; the browse itself is mdnsBrowser.ts.
-import { inSubnets } from './discoveryPlan.ts';
+import { inSubnets } from './discovery-plan.ts';
 
 /** One record of an mDNS response, as dns-packet decodes it (answers and additionals alike). */
 export interface MdnsRecord {

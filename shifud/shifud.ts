@@ -7,24 +7,25 @@ import { sleep } from '../shared/backoff.ts';
 import type { KubeClient } from '../shared/kube/client.ts';
 import { Informer } from '../shared/kube/informer.ts';
 import type { Logger } from '../shared/log.ts';
-import { ApiGate } from './apiGate.ts';
+import { ApiGate } from './api-gate.ts';
 import type { ShifudConfig } from './config.ts';
-import { DeviceDiscoverer, type DeviceSource } from './deviceDiscoverer.ts';
-import { DeviceUpdater } from './deviceUpdater.ts';
-import { planScan } from './discoveryPlan.ts';
-import { DiscoveryScanner } from './discoveryScanner.ts';
-import { OpcuaDiscovery } from './opcuaDiscovery.ts';
-import type { EdgeDevice } from './edgeDevice.ts';
-import { CALL_TIMEOUT_MS, KubeEdgeDeviceStatusWriter, KubeEdgeNodeClient, edgeDeviceLister, type EdgeDeviceStatusWriter, type EdgeNodeClient } from './kubeClients.ts';
+import { DeviceDiscoverer, type DeviceSource } from './device-discoverer.ts';
+import { DeviceUpdater } from './device-updater.ts';
+import { planScan } from './discovery-plan.ts';
+import { DiscoveryScanner } from './discovery-scanner.ts';
+import { OpcuaDiscovery } from './opcua-discovery.ts';
+import type { EdgeDevice } from '../shared/crds/edgedevice.ts';
+import { CALL_TIMEOUT_MS, KubeEdgeDeviceStatusWriter, KubeEdgeNodeClient, edgeDeviceLister, type EdgeDeviceStatusWriter, type EdgeNodeClient } from './kube-clients.ts';
 import { browseAddresses, type MdnsRecord } from './mdns.ts';
-import { browseMdns } from './mdnsBrowser.ts';
-import { MqttPublisher } from './mqttPublisher.ts';
+import { browseMdns } from './mdns-browser.ts';
+import { MqttPublisher } from './mqtt-publisher.ts';
 import { CollectedGauge, Registry, registerProcessMetrics } from '../shared/prometheus.ts';
 import { liveness, readiness, tryServeHealth, type HealthServer, type HealthSource } from './health.ts';
-import { NodeReporter, READY, type Readiness } from './nodeReporter.ts';
+import { NodeReporter, READY, type Readiness } from './node-reporter.ts';
 import type { NodeSample } from './sample.ts';
 import { SystemSampler, type Sampler } from './sampler.ts';
-import { UsbBus, UsbWatch, systemUsbScan, type UsbScan } from './usbBus.ts';
+import { UsbBus, UsbWatch, systemUsbScan, type UsbScan } from './usb-bus.ts';
+import { errorMessage } from '../shared/errors.ts';
 
 export interface ShifudDeps {
   /** The API server; shifud does not close it (its owner does). */
@@ -195,7 +196,7 @@ export class Shifud {
       this.lastSample = await this.sampler.sample();
       this.progress.samples += 1;
     } catch (err) {
-      nodeReadiness = { ready: false, reason: 'SampleFailed', message: `node resources could not be read: ${err instanceof Error ? err.message : String(err)}` };
+      nodeReadiness = { ready: false, reason: 'SampleFailed', message: `node resources could not be read: ${errorMessage(err)}` };
     }
     if (this.lastSample === undefined) return;
     if (nodeReadiness.ready) this.publisher?.publish(this.lastSample);

@@ -2,7 +2,7 @@
 // an HTTP GET of a health path, an MQTT broker connect, or a look at the USB bus. Pure.
 import type { EdgeDeviceSpec } from '../shared/crds/edgedevice.ts';
 import { parseEndpoint, type Parsed } from './address.ts';
-import { usbIdentityOfSpec, type UsbIdentity } from './usbMatch.ts';
+import { usbIdentityOfSpec, type UsbIdentity } from './usb-match.ts';
 import { PROBE_FUNCTIONS, type ModbusProbe } from './probes/modbus.ts';
 
 /** spec.customMetadata keys shifud reads for HTTP devices. */

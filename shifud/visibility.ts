@@ -1,8 +1,8 @@
 // Which EdgeDevices this node looks for, over which link, and whether this node speaks for the
 // device's Reachable condition. Pure.
-import type { EdgeDevice } from './edgeDevice.ts';
-import type { LinkType } from './deviceStatus.ts';
-import { usbIdentityOfSpec } from './usbMatch.ts';
+import type { EdgeDevice } from '../shared/crds/edgedevice.ts';
+import type { LinkType } from './device-status.ts';
+import { usbIdentityOfSpec } from './usb-match.ts';
 
 /**
  * The link over which this node would see the device, or undefined when it cannot:

@@ -4,7 +4,7 @@
 // proxy to the deviceShifu Service (`<device>.deviceshifu:80`), which works wherever kubectl does.
 import { readFile } from 'node:fs/promises';
 import { text } from 'node:stream/consumers';
-import { EdgeshifuError } from '../../shared/errors.ts';
+import { EdgeshifuError, errorMessage } from '../../shared/errors.ts';
 import { listOption, numberOption, stringOption, UsageError, type CommandSpec, type Invocation } from '../args.ts';
 import { paths } from '../cluster.ts';
 import type { CliContext } from '../context.ts';
@@ -70,7 +70,7 @@ async function readData(data: string | undefined): Promise<string | undefined> {
   if (data === undefined || !data.startsWith('@')) return data;
   if (data === '@-') return text(process.stdin);
   return readFile(data.slice(1), 'utf8').catch((err: unknown) => {
-    throw new EdgeshifuError('invalid', `--data ${data}: cannot read the file (${err instanceof Error ? err.message : String(err)})`);
+    throw new EdgeshifuError('invalid', `--data ${data}: cannot read the file (${errorMessage(err)})`);
   });
 }
 

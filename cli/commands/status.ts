@@ -9,6 +9,7 @@ import type { CliContext } from '../context.ts';
 import { deviceRow, sortRows, type EdgeDevice } from '../format/devices.ts';
 import { controllerReport, nodeRows, peerRow, renderStatus, type ControllerFacts, type EdgeNode, type Federation, type StatusReport } from '../format/status.ts';
 import type { ControllerAccess } from '../controller-access.ts';
+import { errorMessage } from '../../shared/errors.ts';
 
 export const spec: CommandSpec = {
   name: 'status',
@@ -21,7 +22,7 @@ export const spec: CommandSpec = {
 };
 
 function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+  return errorMessage(err);
 }
 
 async function controllerFacts(controller: ControllerAccess, cluster: ClusterAccess | undefined): Promise<ControllerFacts> {

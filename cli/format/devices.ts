@@ -1,9 +1,8 @@
 // EdgeDevices as rows (`device list`, the devices of `status`) and as text (pure).
-import type { CustomObject } from '../../shared/crds/resources.ts';
-import type { EdgeDeviceSpec, EdgeDeviceStatus } from '../../shared/crds/edgedevice.ts';
+import type { EdgeDevice } from '../../shared/crds/edgedevice.ts';
 import { age, renderTable } from './table.ts';
 
-export type EdgeDevice = CustomObject<EdgeDeviceSpec, EdgeDeviceStatus>;
+export type { EdgeDevice };
 
 export interface ConditionSummary {
   readonly type: string;

@@ -16,6 +16,11 @@ export interface DeviceRef {
   readonly namespace: string;
 }
 
+/** A device's key in queues and caches: namespace/name, as objectKey gives for its EdgeDevice. */
+export function deviceKey(ref: DeviceRef): string {
+  return [ref.namespace, ref.name].join('/');
+}
+
 export interface BundleNames {
   readonly deployment: string;
   readonly service: string;

@@ -10,6 +10,7 @@ import { DroneCore, type DroneConfig, type DroneEvent, type Output } from './age
 import { onTheWire, type WireMessage } from './core/addressing.ts';
 import type { DroneBody, DroneMessage } from './messages/index.ts';
 import type { Job, Resources } from './model.ts';
+import { errorMessage } from '../../shared/errors.ts';
 
 /** What the agent needs of a bus (BusClient fits; tests may pass another transport). */
 export interface DroneBus {
@@ -155,7 +156,7 @@ export class DroneAgent extends EventEmitter<DroneAgentEvents> {
       this.published += 1;
       this.options.bus.publish(topic, m.body).catch((err: unknown) => {
         // Lost messages are normal: gossip and retries in the core send again.
-        this.options.logger?.warn({ topic, err: err instanceof Error ? err.message : String(err) }, 'publish failed');
+        this.options.logger?.warn({ topic, err: errorMessage(err) }, 'publish failed');
       });
     }
     for (const event of out.events) this.emit('decision', event);

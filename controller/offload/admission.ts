@@ -8,6 +8,7 @@ import type { Federation } from '../drone/neighbours.ts';
 import { podSpecErrors } from './hosted-template.ts';
 import { annotationViolations, describeViolations, podSecurityViolations, type PodSecurityLevel, type Violation } from './pod-security.ts';
 import { workloadValidator, type Workload } from './workload.ts';
+import { errorMessage } from '../../shared/errors.ts';
 
 /** What this cluster runs for one neighbour, from its Federation. */
 export interface HostingPolicy {
@@ -79,7 +80,7 @@ export function admissionPolicy(cluster: string, clusterImages: readonly string[
     try {
       workload = workloadValidator.parse(component.workload, `the workload of ${component.name} from ${origin}`);
     } catch (err) {
-      return err instanceof Error ? err.message : String(err);
+      return errorMessage(err);
     }
     return workloadRefusal(workload, { cluster, origin, component: component.name, policy: policyOf(origin), clusterImages });
   };

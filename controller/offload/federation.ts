@@ -9,7 +9,7 @@ import { Informer } from '../../shared/kube/informer.ts';
 import { EmbeddedBroker, type BrokerUser } from '../../shared/bus/broker.ts';
 import { FederationRelay, type Neighbour } from '../../shared/bus/relay.ts';
 import { GROUP, VERSION } from '../../shared/crds/resources.ts';
-import { EdgeshifuError } from '../../shared/errors.ts';
+import { EdgeshifuError, errorMessage } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/log.ts';
 import { DroneAgent } from '../drone/agent.ts';
 import { asDroneBus, droneBusClient } from '../drone/bus.ts';
@@ -174,7 +174,7 @@ export class DroneFederation {
       try {
         await this.api.patchStatus('Federation', { metadata: { name: federation.metadata.name } }, { observedGeneration: federation.metadata.generation, conditions: [condition] });
       } catch (err) {
-        this.deps.logger.debug({ federation: federation.metadata.name, err: err instanceof Error ? err.message : String(err) }, 'federation status not written; next round');
+        this.deps.logger.debug({ federation: federation.metadata.name, err: errorMessage(err) }, 'federation status not written; next round');
       }
     }
   }
@@ -227,7 +227,7 @@ export class DroneFederation {
         neighbours.push(neighbourOf(federation, secret?.data));
         this.weights.set(federation.spec.clusterId, federation.spec.weight ?? 1);
       } catch (err) {
-        this.deps.logger.warn({ federation: federation.metadata.name, err: err instanceof Error ? err.message : String(err) }, 'federation neighbour skipped');
+        this.deps.logger.warn({ federation: federation.metadata.name, err: errorMessage(err) }, 'federation neighbour skipped');
       }
     }
     await this.relay?.setNeighbours(neighbours);

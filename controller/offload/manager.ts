@@ -3,7 +3,7 @@
 // own queues: DroneFederatedDeployments (offloading side) and HostRequests (hosting side).
 import type { KubernetesListObject, KubernetesObject, V1Deployment, V1EndpointSlice, V1Node, V1Pod, V1Service } from '@kubernetes/client-node';
 import type { KubeClient } from '../../shared/kube/client.ts';
-import { Informer } from '../../shared/kube/informer.ts';
+import { Informer, objectKey } from '../../shared/kube/informer.ts';
 import { Backoff, sleep } from '../../shared/backoff.ts';
 import type { Logger } from '../../shared/log.ts';
 import type { Registry } from '../../shared/prometheus.ts';
@@ -15,13 +15,14 @@ import { clusterFree } from '../drone/slicing/capacity.ts';
 import { nodeInput, podInput } from '../drone/slicing/kube-input.ts';
 import { DroneFederation } from './federation.ts';
 import { imagePrefixes } from './admission.ts';
-import { HostSide } from './host.ts';
+import { HostSide } from './host-reconciler.ts';
 import { NewestPerKey } from './newest.ts';
 import { collectionPath, OffloadApi, type OffloadKind } from './kube.ts';
 import { LABEL_COMPONENT, LABEL_DEPLOYMENT, type HostRequest } from './objects.ts';
-import { OriginSide, type OffloadRequest } from './origin.ts';
+import { OriginSide, type OffloadRequest } from './origin-reconciler.ts';
 import type { OffloadSettings } from './settings.ts';
 import type { DroneFederatedDeployment } from './workload.ts';
+import { errorMessage } from '../../shared/errors.ts';
 
 export interface OffloaderDeps {
   readonly client: KubeClient;
@@ -43,9 +44,6 @@ function informer<T extends KubernetesObject>(deps: OffloaderDeps, kind: Offload
   });
 }
 
-function keyOf(o: KubernetesObject): string {
-  return `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
-}
 
 export class Offloader {
   readonly federation: DroneFederation;
@@ -112,8 +110,8 @@ export class Offloader {
     this.origin.restore();
     this.originRunner.start();
     this.hostRunner.start();
-    for (const d of this.deployments.list()) this.originRunner.queue.add(keyOf(d));
-    for (const r of this.hostRequests.list()) this.hostRunner.queue.add(keyOf(r));
+    for (const d of this.deployments.list()) this.originRunner.queue.add(objectKey(d));
+    for (const r of this.hostRequests.list()) this.hostRunner.queue.add(objectKey(r));
     const renewMs = Math.max(1_000, (this.deps.settings.droneLeaseSeconds * 1000) / 3);
     this.renewTimer = setInterval(() => { this.origin.renewAll(); }, renewMs);
     this.renewTimer.unref();
@@ -128,11 +126,11 @@ export class Offloader {
       if (key !== undefined) this.originRunner.queue.add(key);
     });
     for (const event of ['add', 'update', 'delete'] as const) {
-      this.deployments.on(event, (d) => { this.originRunner.queue.add(keyOf(d)); });
+      this.deployments.on(event, (d) => { this.originRunner.queue.add(objectKey(d)); });
       this.offloadRequests.on(event, (r) => { this.originRunner.queue.add(`${r.metadata.namespace ?? ''}/${r.spec.deployment}`); });
       this.hostRequests.on(event, (r) => {
         if (event === 'delete') this.host.forget(r);
-        this.hostRunner.queue.add(keyOf(r));
+        this.hostRunner.queue.add(objectKey(r));
       });
       for (const cache of [this.workloads, this.services] as Array<Informer<KubernetesObject>>) cache.on(event, (o) => { this.ownerChanged(o); });
       this.deps.nodes.on(event, () => { this.resourcesChanged(); });
@@ -200,7 +198,7 @@ export class Offloader {
         await step();
         return;
       } catch (err) {
-        const message = err instanceof Error ? err.message : String(err);
+        const message = errorMessage(err);
         // a newer message about the same component is waiting: it replaces this one
         if (superseded()) return;
         if (i >= attempts || this.stopping.signal.aborted) {

@@ -3,7 +3,7 @@
 // receives (template, ports, overrides), its revision, and the names things get on each side.
 import { createHash } from 'node:crypto';
 import { Validator } from '../../shared/validation.ts';
-import { EdgeshifuError } from '../../shared/errors.ts';
+import { EdgeshifuError, errorMessage } from '../../shared/errors.ts';
 import { cpuMillis, parseQuantity } from '../../shared/kube/quantity.ts';
 import type { CustomObject } from '../../shared/crds/resources.ts';
 import {
@@ -48,7 +48,7 @@ export function resourcesOf(component: FederatedComponent, where: string): Compo
       cpu += cpuMillis(requests.cpu ?? 0);
       memory += parseQuantity(requests.memory ?? 0) / 2 ** 20;
     } catch (err) {
-      throw new EdgeshifuError('invalid', `${where}: container ${i}: ${err instanceof Error ? err.message : String(err)}`);
+      throw new EdgeshifuError('invalid', `${where}: container ${i}: ${errorMessage(err)}`);
     }
   }
   const replicas = component.template.spec.replicas ?? 1;

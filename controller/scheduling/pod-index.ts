@@ -4,7 +4,7 @@
 // The pod informer hands each update and delete the record it replaces, which is exactly what
 // that version added here, so the index takes it back whatever changed in between (node, phase,
 // requests, labels) without a copy of every pod of its own (~46 bytes a pod at 10,000, issue 3).
-import type { DeviceRef } from '../bundle/names.ts';
+import { deviceKey, type DeviceRef } from '../bundle/names.ts';
 import type { PodRecord } from '../records.ts';
 import type { NodeRequests } from './candidates.ts';
 
@@ -12,10 +12,6 @@ interface NodeTotals {
   cpuMillis: number;
   memory: number;
   pods: number;
-}
-
-function deviceKeyOf(ref: DeviceRef): string {
-  return `${ref.namespace}/${ref.name}`;
 }
 
 /** Running and pending pods hold their requests on their node; finished ones do not. */
@@ -57,7 +53,7 @@ export class PodIndex {
 
   /** A device's deviceShifu pods. */
   podsOf(device: DeviceRef): PodRecord[] {
-    return [...(this.devices.get(deviceKeyOf(device)) ?? [])];
+    return [...(this.devices.get(deviceKey(device)) ?? [])];
   }
 
   /** Nodes with pods holding resources (for tests and metrics). */

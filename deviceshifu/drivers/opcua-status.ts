@@ -1,7 +1,7 @@
 // OPC UA status codes and client failures → EdgeshifuError kinds, in one place (pure). The kinds
 // become HTTP statuses in http/problem.ts: not-found 404, invalid 400, forbidden 403, timeout 504,
 // unavailable 502.
-import { EdgeshifuError, type ErrorKind } from '../../shared/errors.ts';
+import { EdgeshifuError, type ErrorKind, errorMessage } from '../../shared/errors.ts';
 
 const KIND_OF_STATUS: Readonly<Record<string, ErrorKind>> = {
   BadNodeIdUnknown: 'not-found',
@@ -60,7 +60,7 @@ const TIMEOUT_TEXT = /timed? ?out|timeout/i;
 /** A failure to connect or open a session at `endpoint`, worded for the person reading the reply. */
 export function connectError(err: unknown, endpoint: string): EdgeshifuError {
   if (err instanceof EdgeshifuError) return err;
-  const message = err instanceof Error ? err.message : String(err);
+  const message = errorMessage(err);
   const status = statusNameIn(err);
   if (status !== undefined && kindOfStatus(status) !== 'unavailable') {
     return new EdgeshifuError(kindOfStatus(status), `OPC UA server at ${endpoint} refused the session with ${status}${HINTS[status] === undefined ? '' : `: ${HINTS[status]}`}`, { cause: err });
@@ -78,7 +78,7 @@ export function callError(err: unknown, endpoint: string, nodeId: string, action
   if (err instanceof EdgeshifuError) return err;
   const status = statusNameIn(err);
   if (status !== undefined) return statusError(status, nodeId, action);
-  const message = err instanceof Error ? err.message : String(err);
+  const message = errorMessage(err);
   if (TIMEOUT_TEXT.test(message)) return new EdgeshifuError('timeout', `OPC UA server at ${endpoint} did not answer the ${action} of node ${nodeId} in time`, { cause: err });
   return new EdgeshifuError('unavailable', `OPC UA server at ${endpoint} failed the ${action} of node ${nodeId}: ${message.split('\n')[0] ?? message}`, { cause: err });
 }

@@ -5,7 +5,7 @@
 import { sleep } from '../../shared/backoff.ts';
 import type { Logger } from '../../shared/log.ts';
 import type { DriverOptions } from '../drivers/driver.ts';
-import { DeviceShifu, type GatewayOptions } from '../gateway.ts';
+import { DeviceShifu, type GatewayOptions } from '../device-shifu.ts';
 import { assignmentKey, type Assignment } from './assignment.ts';
 
 /** Where one device's configuration, EdgeDevice, secrets and status go: the API in a pod, anything in tests. */

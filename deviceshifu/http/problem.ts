@@ -1,6 +1,6 @@
 // The one place where failures become HTTP replies: EdgeshifuError kinds → status codes, and one
 // JSON shape for every error body: {"error": {"kind", "message", "instruction"?}}.
-import { EdgeshifuError, type ErrorKind } from '../../shared/errors.ts';
+import { EdgeshifuError, type ErrorKind, errorMessage } from '../../shared/errors.ts';
 
 export const STATUS_OF_KIND: Readonly<Record<ErrorKind, number>> = {
   invalid: 400,
@@ -42,7 +42,7 @@ export interface Problem {
 }
 
 export function problemOf(err: unknown, instruction?: string): Problem {
-  const known = err instanceof EdgeshifuError ? err : new EdgeshifuError('internal', `deviceShifu failed: ${err instanceof Error ? err.message : String(err)}`);
+  const known = err instanceof EdgeshifuError ? err : new EdgeshifuError('internal', `deviceShifu failed: ${errorMessage(err)}`);
   const status = known instanceof HttpProblem ? known.status : STATUS_OF_KIND[known.kind];
   const headers = known instanceof HttpProblem ? known.headers : {};
   const kind = known instanceof HttpProblem ? known.problem : known.kind;

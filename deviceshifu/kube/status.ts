@@ -3,7 +3,7 @@
 import type { KubeClient } from '../../shared/kube/client.ts';
 import { toKubeError } from '../../shared/kube/errors.ts';
 import type { PhasePatcher } from '../status/writer.ts';
-import { edgeDevicesPath } from './edgedevice.ts';
+import { edgeDevicesPath } from './edgedevice-watch.ts';
 
 export function edgeDevicePhasePatcher(client: KubeClient, name: string, namespace: string): PhasePatcher {
   const path = `${edgeDevicesPath(namespace)}/${encodeURIComponent(name)}/status`;

@@ -9,7 +9,7 @@ import { createConnection } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import mqtt, { MqttClient, type IClientOptions } from 'mqtt';
 import { Registry } from '../prometheus.ts';
-import { EdgeshifuError } from '../errors.ts';
+import { EdgeshifuError, errorMessage } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { frameOf, keyOf, peekKey, type DropReason, type MessageCodec } from './codec.ts';
 import { SeenIds } from './dedup.ts';
@@ -258,7 +258,7 @@ export class BusClient<M extends Envelope> {
     try {
       grants = await client.subscribeAsync(fresh, { qos: this.qos });
     } catch (err) {
-      throw new EdgeshifuError('forbidden', `broker refused the subscription to ${fresh.join(', ')} for ${this.options.username ?? this.options.cluster}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      throw new EdgeshifuError('forbidden', `broker refused the subscription to ${fresh.join(', ')} for ${this.options.username ?? this.options.cluster}: ${errorMessage(err)}`, { cause: err });
     }
     const refused = grants.filter((g) => g.qos === 128 || g.qos > 2);
     if (refused.length > 0) throw new EdgeshifuError('forbidden', `broker refused the subscription to ${refused.map((g) => g.topic).join(', ')} for ${this.options.username ?? this.options.cluster}`);
@@ -293,7 +293,7 @@ export class BusClient<M extends Envelope> {
     try {
       listener(at.message, at.info, at.payload);
     } catch (err) {
-      this.options.logger?.error({ link: this.link, topic, err: err instanceof Error ? err.message : String(err) }, 'a publish listener failed');
+      this.options.logger?.error({ link: this.link, topic, err: errorMessage(err) }, 'a publish listener failed');
     }
   }
 
@@ -458,7 +458,7 @@ export class BusClient<M extends Envelope> {
       try {
         handler(message, info, payload);
       } catch (err) {
-        this.options.logger?.error({ link: this.link, topic, err: err instanceof Error ? err.message : String(err) }, 'a bus handler failed');
+        this.options.logger?.error({ link: this.link, topic, err: errorMessage(err) }, 'a bus handler failed');
       }
     }
   }

@@ -9,6 +9,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { Validator } from '../validation.ts';
 import { ENVELOPE, type Envelope } from './envelope.ts';
+import { errorMessage } from '../errors.ts';
 
 /** Why a message was dropped; a label of the dropped-messages counter. */
 export type DropReason = 'too-large' | 'not-json' | 'unknown-kind' | 'invalid' | 'duplicate' | 'hop-limit' | 'wrong-sender' | 'wrong-recipient' | 'bad-signature' | 'rate-limited' | 'stale';
@@ -90,7 +91,7 @@ export class MessageCodec<M extends Envelope> {
     try {
       value = JSON.parse(payload.toString());
     } catch (err) {
-      return { ok: false, reason: 'not-json', detail: err instanceof Error ? err.message : String(err) };
+      return { ok: false, reason: 'not-json', detail: errorMessage(err) };
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, reason: 'invalid', detail: 'not a JSON object' };
     return { ok: true, value: value as Record<string, unknown> };

@@ -16,6 +16,7 @@ import { MAX_HOPS, type Envelope } from './envelope.ts';
 import type { BusMetrics } from './metrics.ts';
 import { RelayRoutes, splitByNextHop } from './routes.ts';
 import { RELAY_FILTERS, relayControlFilter, relayControlTopic, relayTopicOf, type TopicInfo } from './topics.ts';
+import { errorMessage } from '../errors.ts';
 
 export interface Neighbour {
   readonly cluster: string;
@@ -136,12 +137,12 @@ export class FederationRelay<M extends Envelope> {
         client = this.linkTo(neighbour);
       } catch (err) {
         // A refused URL (plain text off this machine) is that neighbour's problem; the others go on.
-        this.options.logger?.error({ neighbour: neighbour.cluster, err: err instanceof Error ? err.message : String(err) }, 'neighbour link refused');
+        this.options.logger?.error({ neighbour: neighbour.cluster, err: errorMessage(err) }, 'neighbour link refused');
         continue;
       }
       this.links.set(neighbour.cluster, { neighbour, client });
       // A neighbour that is down now is retried in the background; the federation goes on without it.
-      client.start().catch((err: unknown) => { this.options.logger?.warn({ neighbour: neighbour.cluster, err: err instanceof Error ? err.message : String(err) }, 'cannot reach a neighbour broker'); });
+      client.start().catch((err: unknown) => { this.options.logger?.warn({ neighbour: neighbour.cluster, err: errorMessage(err) }, 'cannot reach a neighbour broker'); });
     }
   }
 
@@ -211,7 +212,7 @@ export class FederationRelay<M extends Envelope> {
   private push(cluster: string, link: { client: BusClient<M> }, what: { topic: string; payload: Buffer; kind: string }): void {
     this.forwarded += 1;
     link.client.publishPayload(what.topic, what.payload, what.kind).catch((err: unknown) => {
-      this.options.logger?.warn({ neighbour: cluster, err: err instanceof Error ? err.message : String(err) }, 'relay publish failed');
+      this.options.logger?.warn({ neighbour: cluster, err: errorMessage(err) }, 'relay publish failed');
     });
   }
 
@@ -275,7 +276,7 @@ export class FederationRelay<M extends Envelope> {
       if (!link.client.connected) continue;
       const payload = Buffer.from(JSON.stringify({ v: 1, prune: this.routes.pruneFor(cluster) }));
       link.client.publishPayload(relayControlTopic(this.options.cluster, cluster), payload, 'relayctl').catch((err: unknown) => {
-        this.options.logger?.warn({ neighbour: cluster, err: err instanceof Error ? err.message : String(err) }, 'could not send the route list');
+        this.options.logger?.warn({ neighbour: cluster, err: errorMessage(err) }, 'could not send the route list');
       });
     }
   }

@@ -5,7 +5,7 @@
 // What is signed is every byte of the message after the `sig` field (codec.ts, `frame`): all
 // fields except `hops`, which relays raise.
 import { createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
-import { EdgeshifuError } from '../errors.ts';
+import { EdgeshifuError, errorMessage } from '../errors.ts';
 
 /** valid; unsigned (no `sig`); unknown-key (the sender's key is not known here); invalid (wrong signature). */
 export type Verdict = 'valid' | 'unsigned' | 'unknown-key' | 'invalid';
@@ -33,7 +33,7 @@ export function publicKeyFrom(pem: string, what: string): KeyObject {
   try {
     key = createPublicKey(pem);
   } catch (err) {
-    throw new EdgeshifuError('invalid', `${what} is not a PEM public key (openssl pkey -pubout): ${err instanceof Error ? err.message : String(err)}`);
+    throw new EdgeshifuError('invalid', `${what} is not a PEM public key (openssl pkey -pubout): ${errorMessage(err)}`);
   }
   return ed25519(key, what);
 }

@@ -4,6 +4,7 @@
 // fields for the controller design (attachedNode, location, configMapName) and for shifud (usb).
 import { Type, type Static, type TOptional, type TString } from '@sinclair/typebox';
 import { ModbusSetting, MODBUS_SPEC_RULES } from './modbus-setting.ts';
+import type { CustomObject } from './resources.ts';
 import { Conditions, LinkType, Location, StringEnum, StringMap, Timestamp, celRules } from './schema.ts';
 
 export const PROTOCOLS = ['HTTP', 'HTTPCommandline', 'LwM2M', 'Modbus', 'MQTT', 'OPCUA', 'PLC4X', 'Socket', 'TCP', 'USB'] as const;
@@ -161,3 +162,6 @@ export const EdgeDeviceStatus = Type.Object({
 export type EdgeDeviceSpec = Static<typeof EdgeDeviceSpec>;
 export type EdgeDeviceStatus = Static<typeof EdgeDeviceStatus>;
 export type ModbusSetting = Static<typeof ModbusSetting>;
+
+/** The EdgeDevice object: one type for the controller, deviceShifu, shifud and the CLI. */
+export type EdgeDevice = CustomObject<EdgeDeviceSpec, EdgeDeviceStatus>;

@@ -9,7 +9,7 @@ import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parse } from 'yaml';
-import { EdgeshifuError } from '../errors.ts';
+import { EdgeshifuError, errorMessage } from '../errors.ts';
 import { http, https as httpsModule } from '../node-http.ts';
 import type { WatchFn } from './informer.ts';
 
@@ -84,7 +84,7 @@ function unreadable(path: string): string | undefined {
     readFileSync(path);
     return undefined;
   } catch (err) {
-    return err instanceof Error ? err.message : String(err);
+    return errorMessage(err);
   }
 }
 
@@ -110,7 +110,7 @@ function readKubeconfig(path: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (err) {
-    throw new EdgeshifuError('invalid', `cannot read kubeconfig ${path}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new EdgeshifuError('invalid', `cannot read kubeconfig ${path}: ${errorMessage(err)}`);
   }
 }
 

@@ -1,6 +1,6 @@
 // Maps an API server failure (client-node's ApiException carrying a metav1.Status) to an
 // EdgeshifuError whose message is the API server's own, e.g. which field is invalid.
-import { EdgeshifuError, type ErrorKind } from '../errors.ts';
+import { EdgeshifuError, type ErrorKind, errorMessage } from '../errors.ts';
 
 export interface KubeStatus {
   readonly code: number;
@@ -46,7 +46,7 @@ export function toKubeError(err: unknown, action: string): EdgeshifuError {
   if (err instanceof EdgeshifuError) return err;
   const status = kubeStatusOf(err);
   if (status === undefined) {
-    const message = err instanceof Error ? err.message : String(err);
+    const message = errorMessage(err);
     return new EdgeshifuError('unavailable', `${action}: API server unreachable: ${message}`, { cause: err });
   }
   return new EdgeshifuError(kindOfCode(status.code), `${action}: ${status.message || status.reason || `HTTP ${status.code}`}`, { cause: err });

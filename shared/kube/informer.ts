@@ -5,6 +5,7 @@
 import type { KubeConfig, KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
 import { Backoff, sleep } from '../backoff.ts';
 import type { Logger } from '../log.ts';
+import { errorMessage } from '../errors.ts';
 
 export type InformerEvent = 'add' | 'update' | 'delete';
 
@@ -280,7 +281,7 @@ export class Informer<T extends KubernetesObject, C = T> {
   private async pause(err: unknown, what: string): Promise<void> {
     this.stats.errors += 1;
     const delay = this.backoff.next();
-    this.options.logger?.warn({ path: this.options.path, err: err instanceof Error ? err.message : String(err), retryInMs: delay }, what);
+    this.options.logger?.warn({ path: this.options.path, err: errorMessage(err), retryInMs: delay }, what);
     await sleep(delay, this.stopper.signal);
   }
 }

@@ -1,9 +1,9 @@
 // deviceDiscoverer's look at one device: parse its target, run the probe for its protocol under a
 // deadline, or read the last USB bus scan. Returns an Observation for the verifier.
 import type { EdgeDeviceSpec } from '../../shared/crds/edgedevice.ts';
-import type { Observation } from '../deviceVerifier.ts';
+import type { Observation } from '../device-verifier.ts';
 import { describeTarget, probeTargetOf } from '../target.ts';
-import { matchUsb, type UsbSeen } from '../usbMatch.ts';
+import { matchUsb, type UsbSeen } from '../usb-match.ts';
 import { probeHttp } from './http.ts';
 import { probeModbus } from './modbus.ts';
 import { probeMqtt } from './mqtt.ts';

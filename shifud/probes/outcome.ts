@@ -1,3 +1,4 @@
+import { errorMessage } from '../../shared/errors.ts';
 // What one reachability probe saw. Details are stable texts (no timings beyond the configured
 // deadline), so an unchanged device gives an unchanged condition message and no write.
 export type ProbeOutcome =
@@ -30,6 +31,6 @@ export function failureOutcome(err: unknown, target: string): ProbeOutcome {
   const code = codeOf(err) ?? 'error';
   if (REFUSED.has(code)) return { kind: 'refused', detail: `${target} refused the connection (${code})` };
   if (UNREACHABLE.has(code)) return { kind: 'unreachable', detail: `${target} cannot be reached (${code})` };
-  const message = err instanceof Error ? err.message : String(err);
+  const message = errorMessage(err);
   return { kind: 'unreachable', detail: `${target} failed: ${message}` };
 }

@@ -22,7 +22,7 @@ import { installCrds } from '../support/crds.ts';
 import { shifuExample } from '../support/shifu/index.ts';
 import { waitFor } from '../support/wait.ts';
 import { ConfigDir, configMapData } from './support/configdir.ts';
-import { logSink } from './support/gateway.ts';
+import { logSink } from './support/device-shifu.ts';
 import { mockDevice, scriptedDevice } from './support/mocks.ts';
 import { aedesBroker } from './support/brokers.ts';
 

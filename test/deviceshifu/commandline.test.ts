@@ -3,7 +3,7 @@
 import test from 'ava';
 import { composeCommand } from '../../deviceshifu/drivers/commandline.ts';
 import { isEdgeshifuError } from '../../shared/errors.ts';
-import { startGateway } from './support/gateway.ts';
+import { startGateway } from './support/device-shifu.ts';
 import { commandlineStub } from './support/mocks.ts';
 
 const EXEC = 'python /usr/src/driver/car.py';

@@ -3,7 +3,7 @@
 // configuration stays.
 import test from 'ava';
 import { waitFor } from '../support/wait.ts';
-import { startGateway } from './support/gateway.ts';
+import { startGateway } from './support/device-shifu.ts';
 import { mockDevice, scriptedDevice } from './support/mocks.ts';
 
 const ONE = { instructions: 'instructions:\n  read_value:\n    readWrite: R\n' };

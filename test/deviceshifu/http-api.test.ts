@@ -4,7 +4,7 @@ import test from 'ava';
 import { freePort } from '../support/controlplane/ports.ts';
 import { waitFor } from '../support/wait.ts';
 import { requestTarget, takeParameter } from '../../deviceshifu/http/request-rules.ts';
-import { startGateway, type TestGateway } from './support/gateway.ts';
+import { startGateway, type TestGateway } from './support/device-shifu.ts';
 import { garbageDevice, idleClosingDevice, scriptedDevice } from './support/mocks.ts';
 
 const INSTRUCTIONS = [

@@ -4,7 +4,7 @@ import test from 'ava';
 import { connect } from 'mqtt';
 import { waitFor } from '../support/wait.ts';
 import { aedesBroker } from './support/brokers.ts';
-import { startGateway } from './support/gateway.ts';
+import { startGateway } from './support/device-shifu.ts';
 
 const INSTRUCTIONS = 'instructions:\n  get_topicmsg1:\n    readWrite: R\n    protocolPropertyList:\n      MQTTTopic: "/test/test1"\n';
 

@@ -12,7 +12,7 @@ import { makePki } from '../support/controlplane/pki.ts';
 import { freePort } from '../support/controlplane/ports.ts';
 import { waitFor } from '../support/wait.ts';
 import { aedesBroker, mosquittoBroker, type TestBroker } from './support/brokers.ts';
-import { startGateway } from './support/gateway.ts';
+import { startGateway } from './support/device-shifu.ts';
 
 const INSTRUCTIONS = [
   'instructions:',

@@ -6,7 +6,7 @@ import test from 'ava';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { ExecutionContext } from 'ava';
 import { waitFor } from '../support/wait.ts';
-import { startGateway, type TestGateway } from './support/gateway.ts';
+import { startGateway, type TestGateway } from './support/device-shifu.ts';
 
 const DATA = { instructions: 'instructions:\n  cmd:\n    readWrite: RW\n', telemetries: 'telemetrySettings:\n  telemetryUpdateIntervalInMiliseconds: 60000\n' };
 

@@ -4,7 +4,7 @@ import test from 'ava';
 import { createServer, type Socket } from 'node:net';
 import type { ExecutionContext } from 'ava';
 import { waitFor } from '../support/wait.ts';
-import { startGateway, type TestGateway } from './support/gateway.ts';
+import { startGateway, type TestGateway } from './support/device-shifu.ts';
 import { mockDevice } from './support/mocks.ts';
 
 const DATA = { instructions: 'instructions:\n  cmd:\n    readWrite: RW\n', telemetries: 'telemetrySettings:\n  telemetryUpdateIntervalInMiliseconds: 1000\n' };

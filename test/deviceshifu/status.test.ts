@@ -7,7 +7,7 @@ import type { HealthSnapshot } from '../../deviceshifu/status/health.ts';
 import { judgePhase } from '../../deviceshifu/status/phase.ts';
 import { StatusWriter } from '../../deviceshifu/status/writer.ts';
 import { waitFor } from '../support/wait.ts';
-import { logSink } from './support/gateway.ts';
+import { logSink } from './support/device-shifu.ts';
 
 const NOW = 100_000;
 const ok = (ago: number): { ok: boolean; at: number } => ({ ok: true, at: NOW - ago });

@@ -3,7 +3,7 @@ import test from 'ava';
 import { connect } from 'node:net';
 import type { TcpDriver } from '../../deviceshifu/drivers/tcp.ts';
 import { waitFor } from '../support/wait.ts';
-import { startGateway } from './support/gateway.ts';
+import { startGateway } from './support/device-shifu.ts';
 import { mockDevice } from './support/mocks.ts';
 import { isLoopback, listeningAddresses } from '../support/sockets.ts';
 

@@ -11,7 +11,7 @@ import { listen } from '../../deviceshifu/mockdevice/http-device.ts';
 import { freePort } from '../support/controlplane/ports.ts';
 import { waitFor } from '../support/wait.ts';
 import { aedesBroker } from './support/brokers.ts';
-import { startGateway, type TestGateway } from './support/gateway.ts';
+import { startGateway, type TestGateway } from './support/device-shifu.ts';
 import { mockDevice, scriptedDevice } from './support/mocks.ts';
 
 function gaps(times: readonly number[]): number[] {

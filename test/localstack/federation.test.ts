@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Kube } from '../support/cluster.ts';
 import { GROUP, VERSION } from '../../shared/crds/resources.ts';
 import type { HostRequest } from '../../controller/offload/objects.ts';
-import type { OffloadRequest } from '../../controller/offload/origin.ts';
+import type { OffloadRequest } from '../../controller/offload/origin-reconciler.ts';
 import { stillRunning } from '../support/process-tree.ts';
 import { spawnStack } from './processes.ts';
 

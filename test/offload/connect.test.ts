@@ -9,7 +9,7 @@ import { DiscoveryV1Api } from '@kubernetes/client-node';
 import { waitFor } from '../support/wait.ts';
 import type { Kube } from '../support/cluster.ts';
 import type { HostRequest } from '../../controller/offload/objects.ts';
-import type { OffloadRequest } from '../../controller/offload/origin.ts';
+import type { OffloadRequest } from '../../controller/offload/origin-reconciler.ts';
 import { GROUP, VERSION } from '../../shared/crds/resources.ts';
 import { APPS, createApp, listCustom, publicAddress, readApp, recordHostPhases, recordPhases, startFederation } from './support.ts';
 

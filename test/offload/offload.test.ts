@@ -6,7 +6,7 @@ import type { V1Deployment, V1EndpointSlice, V1Service } from '@kubernetes/clien
 import { waitFor } from '../support/wait.ts';
 import { kubectl } from '../support/kubectl.ts';
 import type { HostRequest } from '../../controller/offload/objects.ts';
-import type { OffloadRequest } from '../../controller/offload/origin.ts';
+import type { OffloadRequest } from '../../controller/offload/origin-reconciler.ts';
 import { APPS, createApp, listCustom, readApp, recordHostPhases, recordPhases, startFederation, twoComponentApp } from './support.ts';
 
 const SA = 'system:serviceaccount:edgeshifu-system:edgeshifu-controller';

@@ -12,7 +12,7 @@ import { ApiWriter } from '../../controller/kube-writer.ts';
 import { nextStatus } from '../../controller/status.ts';
 import type { EdgeDevice } from '../../controller/world.ts';
 import { edgeDevicePhasePatcher } from '../../deviceshifu/kube/status.ts';
-import { KubeEdgeDeviceStatusWriter } from '../../shifud/kubeClients.ts';
+import { KubeEdgeDeviceStatusWriter } from '../../shifud/kube-clients.ts';
 import { API_VERSION, EDGE_DEVICE } from '../../shared/crds/resources.ts';
 
 test('no status writer overwrites another\'s field, whatever the order of their writes', async (t) => {

@@ -1,8 +1,8 @@
 // Unattended discovery scans only the configured subnets and ports and reports what answers and
 // no EdgeDevice declares, as candidates; it creates nothing.
 import test from 'ava';
-import { planScan, undeclared } from '../../shifud/discoveryPlan.ts';
-import type { EdgeDevice } from '../../shifud/edgeDevice.ts';
+import { planScan, undeclared } from '../../shifud/discovery-plan.ts';
+import type { EdgeDevice } from '../../shared/crds/edgedevice.ts';
 import { API_VERSION, EDGE_DEVICE, GROUP, VERSION } from '../../shared/crds/resources.ts';
 import { installCrds } from '../support/crds.ts';
 import { freshNamespace, sharedKube, uniqueName } from '../support/cluster.ts';

@@ -4,8 +4,8 @@
 // this test machine's interfaces, so the sockets are scripted (multicast-dns is not exercised).
 import test from 'ava';
 import { browseAddresses, mdnsServices, serviceTypes, SERVICE_TYPES, type MdnsRecord } from '../../shifud/mdns.ts';
-import { browseMdns, type MdnsSocket } from '../../shifud/mdnsBrowser.ts';
-import { inSubnets } from '../../shifud/discoveryPlan.ts';
+import { browseMdns, type MdnsSocket } from '../../shifud/mdns-browser.ts';
+import { inSubnets } from '../../shifud/discovery-plan.ts';
 import { GROUP, VERSION, EDGE_DEVICE } from '../../shared/crds/resources.ts';
 import { installCrds } from '../support/crds.ts';
 import { freshNamespace, sharedKube, uniqueName } from '../support/cluster.ts';

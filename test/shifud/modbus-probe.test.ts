@@ -3,7 +3,7 @@
 // a mismatch, and a bad probe register is an InvalidSpec that says what to write.
 import test from 'ava';
 import { observe } from '../../shifud/probes/observe.ts';
-import { verify } from '../../shifud/deviceVerifier.ts';
+import { verify } from '../../shifud/device-verifier.ts';
 import type { EdgeDeviceSpec } from '../../shared/crds/edgedevice.ts';
 import { startModbusDevice } from '../../deviceshifu/mockdevice/modbus-device.ts';
 import { startMockDevice } from '../../deviceshifu/mockdevice/start.ts';

@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { cpuTemperature, loadPercent, parseCpuTimes, parseMeminfo, usbSeenFromSysfs } from '../../shifud/procfs.ts';
 import { SystemSampler } from '../../shifud/sampler.ts';
-import { sysfsUsbScan } from '../../shifud/usbBus.ts';
-import { matchUsb, type UsbSeen } from '../../shifud/usbMatch.ts';
+import { sysfsUsbScan } from '../../shifud/usb-bus.ts';
+import { matchUsb, type UsbSeen } from '../../shifud/usb-match.ts';
 
 const recorded = JSON.parse(await readFile(new URL('fixtures/sysfs-gateway.json', import.meta.url), 'utf8')) as { files: Record<string, string> };
 const lsusb = JSON.parse(await readFile(new URL('fixtures/usb-gateway.json', import.meta.url), 'utf8')) as UsbSeen[];

@@ -13,7 +13,7 @@ import { waitFor } from '../support/wait.ts';
 
 const MANIFESTS = fileURLToPath(new URL('../../manifests/shifud/', import.meta.url));
 
-/** What shifud calls, as `resource verb` pairs (shifud/kubeClients.ts and its informer). */
+/** What shifud calls, as `resource verb` pairs (shifud/kube-clients.ts and its informer). */
 const USED = [
   'edgenodes.shifu.edgenesis.io get', 'edgenodes.shifu.edgenesis.io create',
   'edgenodes.shifu.edgenesis.io/status patch',

@@ -5,7 +5,7 @@ import { installCrds } from '../support/crds.ts';
 import { freshNamespace, sharedKube, uniqueName } from '../support/cluster.ts';
 import { waitFor } from '../support/wait.ts';
 import { deleteEdgeNode, fastConfig, readEdgeNode, startShifud } from './harness.ts';
-import type { EdgeNode } from '../../shifud/nodeStatus.ts';
+import type { EdgeNode } from '../../shifud/node-status.ts';
 
 test('shifud registers its EdgeNode and reports capacity, free resources, heartbeat and Ready', async (t) => {
   const kube = await sharedKube();

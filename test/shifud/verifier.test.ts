@@ -1,6 +1,6 @@
 // deviceVerifier's decision table: online / offline / mismatch / invalid / unknown from what was seen.
 import test from 'ava';
-import { verify, type Observation } from '../../shifud/deviceVerifier.ts';
+import { verify, type Observation } from '../../shifud/device-verifier.ts';
 import type { ProbeTarget } from '../../shifud/target.ts';
 
 const tcp: ProbeTarget = { kind: 'tcp', host: '10.0.0.5', port: 502 };

@@ -1,5 +1,6 @@
 // Waiting on conditions with a deadline: the only way tests and the harness wait.
 import { setTimeout as delay } from 'node:timers/promises';
+import { errorMessage } from '../../shared/errors.ts';
 
 export class DeadlineExceeded extends Error {
   override readonly name = 'DeadlineExceeded';
@@ -24,7 +25,7 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
       const value = await probe();
       if (value !== undefined) return value;
     } catch (err) {
-      lastError = err instanceof Error ? err.message : String(err);
+      lastError = errorMessage(err);
     }
     const aborted = options.abortIf?.();
     if (aborted !== undefined) throw new Error(`gave up waiting for ${what}: ${aborted}`);

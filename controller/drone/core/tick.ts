@@ -3,7 +3,7 @@
 // auctions and sealed reservations, periodic slice adverts.
 import { toEach } from './addressing.ts';
 import { advertTick, advertWakeup } from './adverts.ts';
-import { originTick, originWakeup, refuse } from './origin.ts';
+import { originTick, originWakeup, refuse } from './origin-auction.ts';
 import { closeApp, flush, rebid } from './participant.ts';
 import type { AppState, CoreState, Output } from './state.ts';
 

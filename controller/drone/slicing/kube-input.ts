@@ -1,7 +1,7 @@
 // Nodes and pods as the API returns them -> the plain input of capacity.ts, so the resources
 // daemon (issue 8 wires the informers) stays a thin shell over pure arithmetic.
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
-import { EdgeshifuError } from '../../../shared/errors.ts';
+import { EdgeshifuError, errorMessage } from '../../../shared/errors.ts';
 import { cpuMillis, parseQuantity } from '../../../shared/kube/quantity.ts';
 import type { NodeInput, PodInput } from './capacity.ts';
 
@@ -13,7 +13,7 @@ export function quantityOf(quantity: string | number, unit: 'cpu' | 'memory', wh
   try {
     return unit === 'cpu' ? cpuMillis(quantity) : parseQuantity(quantity) / 2 ** 20;
   } catch (err) {
-    throw new EdgeshifuError('invalid', `${what}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new EdgeshifuError('invalid', `${what}: ${errorMessage(err)}`);
   }
 }
 
@@ -33,7 +33,7 @@ function podCount(quantity: string, what: string): number {
   try {
     count = parseQuantity(quantity);
   } catch (err) {
-    throw new EdgeshifuError('invalid', `${what}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new EdgeshifuError('invalid', `${what}: ${errorMessage(err)}`);
   }
   if (!(count >= 0)) throw new EdgeshifuError('invalid', `${what}: must not be negative, got ${quantity}`);
   return Math.floor(count);

@@ -9,7 +9,7 @@ import { createDriver } from '../../../deviceshifu/drivers/index.ts';
 import { readAll } from '../../../deviceshifu/telemetry/read-all.ts';
 import { startModbusDevice } from '../../../deviceshifu/mockdevice/modbus-device.ts';
 import { aedesBroker } from './brokers.ts';
-import { logSink } from './gateway.ts';
+import { logSink } from './device-shifu.ts';
 import { commandlineStub, mockDevice, scriptedDevice } from './mocks.ts';
 
 export interface BuiltDriver {

@@ -10,7 +10,7 @@ import { HOLDING_VALUES } from '../../../deviceshifu/mockdevice/modbus-registers
 import { startModbusDevice, type RunningModbusDevice } from '../../../deviceshifu/mockdevice/modbus-device.ts';
 import type { ModbusSetting } from '../../../shared/crds/edgedevice.ts';
 import { waitFor } from '../../support/wait.ts';
-import { startGateway, type TestGateway } from './gateway.ts';
+import { startGateway, type TestGateway } from './device-shifu.ts';
 
 const H = HOLDING_VALUES;
 type Props = Record<string, string>;

@@ -4,7 +4,7 @@ import type { ExecutionContext } from 'ava';
 import { startOpcuaMock, type OpcuaMockOptions, type RunningOpcuaMock } from '../../../deviceshifu/mockdevice/opcua-device.ts';
 import type { EdgeDeviceSpec } from '../../../shared/crds/edgedevice.ts';
 import { waitFor } from '../../support/wait.ts';
-import { startGateway, type TestGateway } from './gateway.ts';
+import { startGateway, type TestGateway } from './device-shifu.ts';
 
 export async function opcuaMock(t: ExecutionContext, options: Partial<OpcuaMockOptions> = {}): Promise<RunningOpcuaMock> {
   const mock = await startOpcuaMock({ host: '127.0.0.1', port: 0, ...options });

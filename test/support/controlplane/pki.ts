@@ -4,6 +4,7 @@ import { execFile } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { errorMessage } from '../../../shared/errors.ts';
 
 const run = promisify(execFile);
 
@@ -26,7 +27,7 @@ async function openssl(args: readonly string[]): Promise<void> {
   try {
     await run('openssl', args);
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
+    const message = errorMessage(err);
     throw new Error(`openssl ${args[0] ?? ''} failed (is openssl installed? 'apt-get install openssl'): ${message}`);
   }
 }

@@ -7,7 +7,7 @@ import { readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../shared/log.ts';
 import { usbSeenFromSysfs } from './procfs.ts';
-import type { UsbSeen } from './usbMatch.ts';
+import type { UsbSeen } from './usb-match.ts';
 
 export type UsbScan = () => Promise<readonly UsbSeen[]>;
 

@@ -3,7 +3,7 @@
 // a candidate unless an EdgeDevice already declares it. Pure.
 import { isIPv4 } from 'node:net';
 import type { Parsed } from './address.ts';
-import type { EdgeDevice } from './edgeDevice.ts';
+import type { EdgeDevice } from '../shared/crds/edgedevice.ts';
 import { probeTargetOf } from './target.ts';
 
 export interface ScanPlan {

@@ -2,9 +2,9 @@
 // lastSeenTime refresh; after a restart, what the object already says counts as written.
 import test from 'ava';
 import { API_VERSION } from '../../shared/crds/resources.ts';
-import { appliedFromObject, planDeviceStatus, type Applied, type DeviceStatusInput } from '../../shifud/deviceStatus.ts';
-import type { Verdict } from '../../shifud/deviceVerifier.ts';
-import type { EdgeDevice } from '../../shifud/edgeDevice.ts';
+import { appliedFromObject, planDeviceStatus, type Applied, type DeviceStatusInput } from '../../shifud/device-status.ts';
+import type { Verdict } from '../../shifud/device-verifier.ts';
+import type { EdgeDevice } from '../../shared/crds/edgedevice.ts';
 
 const device: EdgeDevice = { apiVersion: API_VERSION, kind: 'EdgeDevice', metadata: { name: 'plc', namespace: 'devices', generation: 3 }, spec: { protocol: 'TCP', address: '10.0.0.5:502' } };
 const online: Verdict = { state: 'online', reason: 'Reachable', message: '10.0.0.5:502 accepts connections' };

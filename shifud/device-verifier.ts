@@ -3,7 +3,7 @@
 // Pure: a decision table over the observation.
 import type { ProbeOutcome } from './probes/outcome.ts';
 import type { ProbeTarget } from './target.ts';
-import type { UsbMatch } from './usbMatch.ts';
+import type { UsbMatch } from './usb-match.ts';
 
 export type Observation =
   | { readonly kind: 'invalid'; readonly message: string }

@@ -3,7 +3,7 @@
 // identity an EdgeDevice declares in spec.customMetadata.
 import test from 'ava';
 import { readFile } from 'node:fs/promises';
-import { matchUsb, usbIdentityOf, usbIdentityOfSpec, type UsbIdentity, type UsbMatch, type UsbSeen } from '../../shifud/usbMatch.ts';
+import { matchUsb, usbIdentityOf, usbIdentityOfSpec, type UsbIdentity, type UsbMatch, type UsbSeen } from '../../shifud/usb-match.ts';
 import { API_VERSION, EDGE_DEVICE, GROUP, VERSION } from '../../shared/crds/resources.ts';
 import { installCrds } from '../support/crds.ts';
 import { freshNamespace, sharedKube, uniqueName } from '../support/cluster.ts';

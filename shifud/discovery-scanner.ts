@@ -5,10 +5,11 @@
 // It never creates EdgeDevices, and never reports an address outside the subnets.
 import { sleep } from '../shared/backoff.ts';
 import type { Logger } from '../shared/log.ts';
-import type { DeviceSource } from './deviceDiscoverer.ts';
-import { undeclared, type ScanPlan } from './discoveryPlan.ts';
+import type { DeviceSource } from './device-discoverer.ts';
+import { undeclared, type ScanPlan } from './discovery-plan.ts';
 import { mdnsServices, type MdnsRecord, type MdnsService } from './mdns.ts';
 import { probeTcp } from './probes/tcp.ts';
+import { errorMessage } from '../shared/errors.ts';
 
 export interface DiscoveryScannerOptions {
   readonly plan: ScanPlan;
@@ -77,7 +78,7 @@ export class DiscoveryScanner {
       this.mdnsFound = mdnsServices(await mdns.browse(signal), mdns.subnets);
       this.stats.browses += 1;
     } catch (err) {
-      this.options.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'mDNS browse failed');
+      this.options.logger.warn({ err: errorMessage(err) }, 'mDNS browse failed');
     }
   }
 }

@@ -3,15 +3,17 @@
 // deadline). Level-based: each tick compares the informer's cache with what is scheduled.
 import { sleep } from '../shared/backoff.ts';
 import type { Logger } from '../shared/log.ts';
-import type { LinkType } from './deviceStatus.ts';
-import type { DeviceUpdater } from './deviceUpdater.ts';
-import { verify } from './deviceVerifier.ts';
-import { deviceKey, type EdgeDevice } from './edgeDevice.ts';
+import type { LinkType } from './device-status.ts';
+import type { DeviceUpdater } from './device-updater.ts';
+import { verify } from './device-verifier.ts';
+import { objectKey } from '../shared/kube/informer.ts';
+import type { EdgeDevice } from '../shared/crds/edgedevice.ts';
 import { observe } from './probes/observe.ts';
 import { probeTargetOf } from './target.ts';
 import { dueKeys, firstProbeAt, nextProbeAt, takeTokens, untilNextDue, type TokenBucket } from './schedule.ts';
-import type { UsbSeen } from './usbMatch.ts';
+import type { UsbSeen } from './usb-match.ts';
 import { linkTypeFor } from './visibility.ts';
+import { errorMessage } from '../shared/errors.ts';
 
 /** What the discoverer reads EdgeDevices from: the shared Informer fits. */
 export interface DeviceSource {
@@ -81,7 +83,7 @@ export class DeviceDiscoverer {
     for (const device of source.list()) {
       const linkType = linkTypeFor(device, nodeName);
       if (linkType === undefined) continue;
-      const key = deviceKey(device);
+      const key = objectKey(device);
       visible.add(key);
       const { generation, uid } = device.metadata;
       const before = this.tracked.get(key);
@@ -153,7 +155,7 @@ export class DeviceDiscoverer {
       if (signal.aborted) return;
       await updater.update(this.latest(key) ?? device, tracked.linkType, verdict);
     } catch (err) {
-      logger.error({ device: key, err: err instanceof Error ? err.message : String(err) }, 'probe failed');
+      logger.error({ device: key, err: errorMessage(err) }, 'probe failed');
     } finally {
       // unless sync() made it due again meanwhile (spec changed), the next probe is a period away
       if (this.again.delete(key) && this.schedule.has(key)) this.schedule.set(key, this.now());

@@ -3,7 +3,7 @@
 // a finalizer, since the bundle lives in another namespace and cannot carry an ownerReference.
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from '../../shared/log.ts';
-import { bundleNames, FINALIZER, type DeviceRef } from '../bundle/names.ts';
+import { bundleNames, deviceKey, FINALIZER, type DeviceRef } from '../bundle/names.ts';
 import type { BundleKind, KubeWriter } from '../kube-writer.ts';
 import type { ReconcileResult } from '../runner.ts';
 import { candidateNode, type CandidateNode } from '../scheduling/candidates.ts';
@@ -27,10 +27,6 @@ export interface EdgeDeviceReconcilerOptions {
   readonly heartbeatStaleMs: number;
   readonly nodeSelector?: (labels: Readonly<Record<string, string>>) => boolean;
   readonly now?: () => number;
-}
-
-export function deviceKey(ref: DeviceRef): string {
-  return [ref.namespace, ref.name].join('/');
 }
 
 export function parseKey(key: string): DeviceRef {

@@ -7,9 +7,9 @@ import type { KubernetesListObject } from '@kubernetes/client-node';
 import { EDGE_DEVICE, EDGE_NODE, GROUP, VERSION } from '../shared/crds/resources.ts';
 import type { KubeClient } from '../shared/kube/client.ts';
 import { kubeStatusOf, toKubeError } from '../shared/kube/errors.ts';
-import type { EdgeDevice } from './edgeDevice.ts';
-import type { EdgeDeviceStatusApply } from './deviceStatus.ts';
-import type { EdgeNode, EdgeNodeStatusApply } from './nodeStatus.ts';
+import type { EdgeDevice } from '../shared/crds/edgedevice.ts';
+import type { EdgeDeviceStatusApply } from './device-status.ts';
+import type { EdgeNode, EdgeNodeStatusApply } from './node-status.ts';
 
 /**
  * Per-call deadline: across a network partition a call could otherwise hang and stall a loop.

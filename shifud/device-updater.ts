@@ -3,12 +3,13 @@
 // this node sees for EdgeNode status.devices (the edgeMap's node↔device links).
 import { toKubeError } from '../shared/kube/errors.ts';
 import type { Logger } from '../shared/log.ts';
-import type { ApiGate } from './apiGate.ts';
-import { appliedFromObject, planDeviceStatus, type Applied, type EdgeDeviceStatusApply, type LinkType } from './deviceStatus.ts';
-import type { Verdict } from './deviceVerifier.ts';
-import { deviceKey, type EdgeDevice } from './edgeDevice.ts';
-import type { EdgeDeviceStatusWriter } from './kubeClients.ts';
-import type { SeenDevice } from './nodeStatus.ts';
+import type { ApiGate } from './api-gate.ts';
+import { appliedFromObject, planDeviceStatus, type Applied, type EdgeDeviceStatusApply, type LinkType } from './device-status.ts';
+import type { Verdict } from './device-verifier.ts';
+import { objectKey } from '../shared/kube/informer.ts';
+import type { EdgeDevice } from '../shared/crds/edgedevice.ts';
+import type { EdgeDeviceStatusWriter } from './kube-clients.ts';
+import type { SeenDevice } from './node-status.ts';
 import { speaksFor } from './visibility.ts';
 
 export interface DeviceUpdaterOptions {
@@ -52,13 +53,13 @@ export class DeviceUpdater {
   /** This node no longer sees the device (spec moved it elsewhere): drop its link and condition. */
   async release(device: EdgeDevice): Promise<UpdateResult> {
     const result = await this.update(device, 'Ethernet', { state: 'unknown', reason: 'NotVisible', message: '' }, false);
-    this.forget(deviceKey(device));
+    this.forget(objectKey(device));
     return result;
   }
 
   async update(device: EdgeDevice, linkType: LinkType, verdict: Verdict, visible = true): Promise<UpdateResult> {
     const { nodeName, refreshMs } = this.options;
-    const key = deviceKey(device);
+    const key = objectKey(device);
     const { name = '', namespace = '', uid } = device.metadata;
     if (verdict.state === 'online') this.seen.set(key, { name, namespace, linkType });
     else this.seen.delete(key);

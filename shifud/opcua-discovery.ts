@@ -4,7 +4,7 @@
 // policies). node-opcua's client loads only here, and only when this is configured.
 import { sleep } from '../shared/backoff.ts';
 import type { Logger } from '../shared/log.ts';
-import type { OpcuaServerSeen } from './nodeStatus.ts';
+import type { OpcuaServerSeen } from './node-status.ts';
 
 export interface OpcuaDiscoveryOptions {
   /** host:port pairs, e.g. 10.0.0.5:4840. */

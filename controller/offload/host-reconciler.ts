@@ -3,8 +3,8 @@
 // to run and when; reconcile runs it within the reserved slice and tells the origin where it
 // stands; a release, a deletion or an expired lease frees the slice for the next advert.
 import type { V1Deployment, V1Node, V1Service } from '@kubernetes/client-node';
-import type { Informer } from '../../shared/kube/informer.ts';
-import { EdgeshifuError } from '../../shared/errors.ts';
+import { objectKey, type Informer } from '../../shared/kube/informer.ts';
+import { EdgeshifuError, errorMessage } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/log.ts';
 import { API_VERSION } from '../../shared/crds/resources.ts';
 import type { HostRequestStatus } from '../../shared/crds/drone.ts';
@@ -45,9 +45,6 @@ export interface HostSideDeps {
 type HostEvent = Extract<DroneEvent, { type: 'host' | 'release' }>;
 const APPLIED = 'drone.edgeshifu.io/applied';
 
-function keyOf(r: { metadata?: { namespace?: string; name?: string } }): string {
-  return `${r.metadata?.namespace ?? ''}/${r.metadata?.name ?? ''}`;
-}
 
 export class HostSide {
   private readonly deps: HostSideDeps;
@@ -112,13 +109,13 @@ export class HostSide {
     if (wanted !== undefined) current = await this.deps.api.patch('HostRequest', current, { spec: wanted });
     // the renewal is kept in memory and written only when the stored one is half a lease old:
     // one write per component per half lease, not one per lease message
-    this.renewed.set(keyOf(current), Date.now());
+    this.renewed.set(objectKey(current), Date.now());
     const stored = current.status?.lastRenewTime === undefined ? 0 : new Date(current.status.lastRenewTime).getTime();
     if (Date.now() - stored >= (current.spec.leaseSeconds * 1000) / 2) {
       current = await this.deps.api.patchStatus('HostRequest', { metadata: { name: current.metadata.name, namespace: current.metadata.namespace } }, { lastRenewTime: isoTime(Date.now()) }) as HostRequest;
     }
-    this.told.delete(keyOf(current));
-    return keyOf(current);
+    this.told.delete(objectKey(current));
+    return objectKey(current);
   }
 
   /**
@@ -197,7 +194,7 @@ export class HostSide {
     try {
       workload = workloadValidator.parse(spec.workload, `the workload the origin ${spec.origin} sent`);
     } catch (err) {
-      await this.report(request, { phase: 'FAILED', message: err instanceof Error ? err.message : String(err) });
+      await this.report(request, { phase: 'FAILED', message: errorMessage(err) });
       return undefined;
     }
     // checked again here: a MOD changes the workload after the ACK, and a Federation may have changed
@@ -269,8 +266,8 @@ export class HostSide {
     const { origin, app, component } = request.spec;
     const revision = status.revision ?? previous.revision;
     const said = JSON.stringify([status.phase, status.endpoint, status.ports, revision]);
-    if (this.told.get(keyOf(request)) === said) return;
-    this.told.set(keyOf(request), said);
+    if (this.told.get(objectKey(request)) === said) return;
+    this.told.set(objectKey(request), said);
     this.send(origin, app, component, {
       phase: status.phase, ...(status.endpoint === undefined ? {} : { endpoint: status.endpoint }),
       // one port is the endpoint's: said without the field an older origin would refuse
@@ -286,7 +283,7 @@ export class HostSide {
     try {
       this.deps.agent.send({ kind: 'host-status', to, app, component, ...body });
     } catch (err) {
-      throw new EdgeshifuError('unavailable', `cannot tell ${to} about ${component}: ${err instanceof Error ? err.message : String(err)}`);
+      throw new EdgeshifuError('unavailable', `cannot tell ${to} about ${component}: ${errorMessage(err)}`);
     }
   }
 }

@@ -6,8 +6,8 @@ import { API_VERSION, EDGE_DEVICE } from '../shared/crds/resources.ts';
 import type { EdgeDeviceStatus } from '../shared/crds/edgedevice.ts';
 import type { LINK_TYPES } from '../shared/crds/schema.ts';
 import { nextCondition, type ConditionUpdate } from './conditions.ts';
-import type { EdgeDevice } from './edgeDevice.ts';
-import type { Verdict } from './deviceVerifier.ts';
+import type { EdgeDevice } from '../shared/crds/edgedevice.ts';
+import type { Verdict } from './device-verifier.ts';
 import { isoTime } from '../shared/time.ts';
 
 export type LinkType = (typeof LINK_TYPES)[number];

@@ -2,9 +2,9 @@
 // shouldWrite, and only a meaningful change or the heartbeat reaches the API server.
 import { isEdgeshifuError } from '../shared/errors.ts';
 import type { Logger } from '../shared/log.ts';
-import type { ApiGate } from './apiGate.ts';
-import type { EdgeNodeClient } from './kubeClients.ts';
-import { devicesKey, edgeNodeFor, nodeStatusApply, opcuaKey, type EdgeNode, type OpcuaServerSeen, type SeenDevice } from './nodeStatus.ts';
+import type { ApiGate } from './api-gate.ts';
+import type { EdgeNodeClient } from './kube-clients.ts';
+import { devicesKey, edgeNodeFor, nodeStatusApply, opcuaKey, type EdgeNode, type OpcuaServerSeen, type SeenDevice } from './node-status.ts';
 import type { NodeSample } from './sample.ts';
 import { shouldWrite, type NodeReport, type Thresholds, type WriteReason, type Written } from './thresholds.ts';
 

@@ -3,26 +3,19 @@
 // neighbour that won them, tracked by one OffloadRequest each; callers reach remote components
 // under their own Service names. Deleting it sends DEL and waits, bounded, for the hosts' DEL_ACK.
 // Reconcile reads the world afresh each time; decisions and host reports only enqueue.
-import type { KubernetesObject, V1Deployment, V1EndpointSlice, V1Node, V1Service } from '@kubernetes/client-node';
-import type { Informer } from '../../shared/kube/informer.ts';
+import type { V1Deployment, V1EndpointSlice, V1Node, V1Service } from '@kubernetes/client-node';
+import { objectKey, type Informer } from '../../shared/kube/informer.ts';
 import type { Logger } from '../../shared/log.ts';
-import { API_VERSION } from '../../shared/crds/resources.ts';
 import type { ComponentStatus, OffloadRequestSpec, OffloadRequestStatus } from '../../shared/crds/drone.ts';
 import type { CustomObject } from '../../shared/crds/resources.ts';
 import { isEdgeshifuError } from '../../shared/errors.ts';
 import type { DroneAgent } from '../drone/agent.ts';
 import type { HostStatusMessage } from '../drone/messages/index.ts';
-import { AppliedObjects } from '../applied.ts';
+import { OriginObjects } from './origin-objects.ts';
 import type { ReconcileResult } from '../runner.ts';
-import { LABEL_MANAGED_BY, MANAGED_BY } from '../bundle/names.ts';
 import type { OffloadApi } from './kube.ts';
-import { available, exposedAt, publicAddress } from './host-plan.ts';
-import { dependencyEnv, localObjects, reachOf, remoteObjects } from './objects.ts';
-import {
-  applyDecision, capped, deploymentOfApp, readyCondition, type Refusal, leasesFor, localObservation, neededRemotely, observe, readiness, returnLost, serviceClash, startAuction, statusChanged, unplaced,
-  type Decision, type Observation, type Status,
-} from './origin-plan.ts';
-import { jobOf, localDeploymentName, offloadRequestName, validateDeployment, workloadOf, type DroneFederatedDeployment, type Workload } from './workload.ts';
+import { applyDecision, capped, deploymentOfApp, readyCondition, type Refusal, leasesFor, observe, returnLost, startAuction, statusChanged, unplaced, type Decision, type Status } from './origin-plan.ts';
+import { jobOf, offloadRequestName, validateDeployment, type DroneFederatedDeployment } from './workload.ts';
 import { isoTime } from '../../shared/time.ts';
 import { sameJson, setCondition } from '../status.ts';
 
@@ -50,9 +43,6 @@ export interface OriginSideDeps {
   readonly settled?: () => boolean;
 }
 
-function keyOf(o: { metadata?: { namespace?: string; name?: string } }): string {
-  return `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
-}
 
 const HOST_PHASE: Readonly<Record<HostStatusMessage['phase'], NonNullable<OffloadRequestStatus['phase']>>> = {
   ACCEPTED: 'ACCEPTED', SCHEDULED: 'SCHEDULED', CONNECTED: 'CONNECTED', LAUNCHED: 'LAUNCHED', FAILED: 'FAILED', GONE: 'FAILED',
@@ -85,13 +75,12 @@ export class OriginSide {
   /** Hosts left out of a deployment's next auctions (refused or lost it), until when. */
   private readonly excluded = new Map<string, Map<string, number>>();
   private readonly sentLeases = new Map<string, string>();
-  /** Local and remote-facing objects per component: written again only when changed here or moved there. */
-  private readonly applied = new AppliedObjects();
-  /** Deployments (at a generation) whose Service names were found free or theirs. */
-  private readonly namesChecked = new Set<string>();
+  /** What each component runs as: its Deployment and Service here, or its OffloadRequest and a Service for it. */
+  private readonly objects: OriginObjects;
 
   constructor(deps: OriginSideDeps) {
     this.deps = deps;
+    this.objects = new OriginObjects(deps, (component) => { this.heard.set(component, Date.now()); });
   }
 
   /** What this cluster runs itself for its deployments, back in the agent's ledger after a restart. */
@@ -187,7 +176,7 @@ export class OriginSide {
       await this.write(dfd, { ...dfd.status, observedGeneration: dfd.metadata.generation, phase: 'FAILED', reason: err.message });
       return {};
     }
-    const clash = await this.clash(key, dfd);
+    const clash = await this.objects.clash(key, dfd);
     if (clash !== undefined) {
       await this.write(dfd, { ...dfd.status, observedGeneration: dfd.metadata.generation, phase: 'FAILED', reason: clash });
       // looked at again later: the other holder may go
@@ -214,7 +203,7 @@ export class OriginSide {
       await this.write(dfd, status);
       return {};
     }
-    const seen = await this.run(dfd, status);
+    const seen = await this.objects.run(dfd, status);
     status = { ...observe(status, seen), observedGeneration: dfd.metadata.generation };
     await this.write(dfd, status);
     this.sendLeases(key, dfd, status, false);
@@ -244,69 +233,11 @@ export class OriginSide {
     const next = startAuction(dfd, status);
     await this.write(dfd, next);
     const app = next.app ?? '';
-    const excluded = this.excludedFrom(keyOf(dfd));
+    const excluded = this.excludedFrom(objectKey(dfd));
     this.submittedFor.set(app, new Set(unplaced(next)));
     log.info({ app, components: unplaced(next), excluded }, 'put to auction');
     this.deps.agent.submit(jobOf(dfd, { origin: this.deps.cluster, app, components: unplaced(next), excluded }));
     return {};
-  }
-
-  /** Starts what runs here, and keeps an OffloadRequest and a local Service for what runs elsewhere. */
-  private async run(dfd: DroneFederatedDeployment, status: Status): Promise<Map<string, Observation>> {
-    const seen = new Map<string, Observation>();
-    for (const c of status.components ?? []) {
-      const spec = dfd.spec.components.find((s) => s.name === c.name);
-      if (c.cluster === undefined || c.app === undefined || spec === undefined) continue;
-      const workload = workloadOf(dfd.spec, spec);
-      seen.set(c.name, c.cluster === this.deps.cluster ? await this.local(dfd, status, c.name, workload) : await this.remote(dfd, c.name, { cluster: c.cluster, app: c.app }, workload));
-    }
-    return seen;
-  }
-
-  /** A component that runs here, once its boot dependencies do; on a NodePort when a neighbour's component needs it. */
-  private async local(dfd: DroneFederatedDeployment, status: Status, component: string, workload: Workload): Promise<Observation> {
-    const namespace = dfd.metadata.namespace ?? '';
-    const { launch, dependencies } = readiness(dfd, status, component);
-    if (!launch) return { phase: 'SCHEDULED', message: 'waiting for its boot dependencies' };
-    // a component without ports has nothing to reach: it is not waited for
-    const exposed = workload.ports.length > 0 && neededRemotely(dfd, status, component, this.deps.cluster);
-    const objects = localObjects(dfd, { component, workload, cluster: this.deps.cluster, env: dependencyEnv(dependencies), exposed });
-    await this.applyOwned(`${keyOf(dfd)}/${component}`, objects.deployment);
-    const service = await this.applyOwned(`${keyOf(dfd)}/${component}`, objects.service);
-    const running = available(this.deps.workloads.get(`${namespace}/${localDeploymentName(dfd, component)}`));
-    const at = exposed ? exposedAt(service, publicAddress(this.deps.publicAddress, this.deps.nodes.list())) ?? 'unreachable' : undefined;
-    return localObservation({ component, namespace, running, ...(workload.ports[0] === undefined ? {} : { firstPort: workload.ports[0].port }), ...(at === undefined ? {} : { exposed: at }) });
-  }
-
-  private async remote(dfd: DroneFederatedDeployment, component: string, at: { cluster: string; app: string }, workload: Workload): Promise<Observation> {
-    const namespace = dfd.metadata.namespace ?? '';
-    const name = offloadRequestName(dfd, component);
-    const request = this.deps.requests.get(`${namespace}/${name}`);
-    if (request === undefined || request.spec.app !== at.app || request.spec.cluster !== at.cluster) return this.assign(dfd, component, at, request);
-    const s = request.status ?? {};
-    // a host that reports one port (or an older one) is reached on the first declared port
-    const reach = s.endpoint === undefined ? undefined : reachOf(s.endpoint, s.ports, workload.ports);
-    if (reach !== undefined) {
-      const objects = remoteObjects(dfd, { component, reach });
-      await this.applyOwned(`${keyOf(dfd)}/${component}`, objects.service);
-      if (objects.slice !== undefined) await this.applyOwned(`${keyOf(dfd)}/${component}`, objects.slice);
-    }
-    return { phase: s.phase ?? 'ASSIGNED', ...(reach === undefined ? {} : { endpoint: s.endpoint, ports: reach.ports }), ...(s.message === undefined || s.message === '' ? {} : { message: s.message }) };
-  }
-
-  /** The OffloadRequest of a component newly placed on a neighbour: ASSIGNED (on the host's ACK). */
-  private async assign(dfd: DroneFederatedDeployment, component: string, at: { cluster: string; app: string }, previous: OffloadRequest | undefined): Promise<Observation> {
-    const namespace = dfd.metadata.namespace ?? '';
-    const name = offloadRequestName(dfd, component);
-    await this.deps.api.apply({
-      apiVersion: API_VERSION, kind: 'OffloadRequest',
-      metadata: { name, namespace, labels: { [LABEL_MANAGED_BY]: MANAGED_BY }, ownerReferences: [{ apiVersion: API_VERSION, kind: 'DroneFederatedDeployment', name: dfd.metadata.name ?? '', uid: dfd.metadata.uid ?? '', controller: true, blockOwnerDeletion: true }] },
-      spec: { deployment: dfd.metadata.name ?? '', component, app: at.app, cluster: at.cluster },
-    });
-    // a component that moved starts afresh: what the former host said no longer holds
-    if (previous !== undefined) await this.deps.api.patchStatus('OffloadRequest', { metadata: { name, namespace } }, { phase: 'ASSIGNED', endpoint: null, ports: null, revision: null, message: `assigned to ${at.cluster}` });
-    this.heard.set(`${keyOf(dfd)}/${component}`, Date.now());
-    return { phase: 'ASSIGNED', message: `assigned to ${at.cluster}` };
   }
 
   /** Remote components whose host said it lost them, or went silent past the lease. */
@@ -375,7 +306,7 @@ export class OriginSide {
   renewAll(): void {
     for (const dfd of this.deps.deployments.list()) {
       if (dfd.metadata.deletionTimestamp !== undefined || dfd.status === undefined) continue;
-      this.sendLeases(keyOf(dfd), dfd, dfd.status, true);
+      this.sendLeases(objectKey(dfd), dfd, dfd.status, true);
     }
   }
 
@@ -415,43 +346,8 @@ export class OriginSide {
       .map((c) => `${c.cluster ?? '?'} (${c.name})`);
   }
 
-  /**
-   * A component whose Service name someone else holds in the namespace (serviceClash). Asked of
-   * the API once per generation: a Service edgeshifu did not make is not in the labelled cache.
-   */
-  private async clash(key: string, dfd: DroneFederatedDeployment): Promise<string | undefined> {
-    const generation = `${key}/${String(dfd.metadata.generation ?? 0)}`;
-    if (this.namesChecked.has(generation)) return undefined;
-    const namespace = dfd.metadata.namespace ?? '';
-    for (const c of dfd.spec.components) {
-      const existing = this.deps.services.get(`${namespace}/${c.name}`) ?? await this.deps.api.get<V1Service>('Service', namespace, c.name);
-      const why = serviceClash(dfd, c.name, existing?.metadata);
-      if (why !== undefined) return why;
-    }
-    this.namesChecked.add(generation);
-    return undefined;
-  }
-
-  /** The cached copy of an object the origin applies. */
-  private cached(object: KubernetesObject): KubernetesObject | undefined {
-    const key = `${object.metadata?.namespace ?? ''}/${object.metadata?.name ?? ''}`;
-    if (object.kind === 'Deployment') return this.deps.workloads.get(key);
-    if (object.kind === 'Service') return this.deps.services.get(key);
-    return object.kind === 'EndpointSlice' ? this.deps.slices.get(key) : undefined;
-  }
-
-  /** Server-side apply of what changed since this process last applied it, or moved in the cache; the object as the API has it. */
-  private async applyOwned(owner: string, object: KubernetesObject): Promise<KubernetesObject | undefined> {
-    const cached = this.cached(object);
-    if (!this.applied.needs(owner, object, cached)) return cached;
-    const stored = await this.deps.api.apply(object);
-    this.applied.record(owner, object, stored);
-    return stored;
-  }
-
   private forget(key: string): void {
-    this.applied.forgetUnder(`${key}/`);
-    for (const k of [...this.namesChecked]) if (k.startsWith(`${key}/`)) this.namesChecked.delete(k);
+    this.objects.forget(key);
     this.delAcks.delete(key);
     this.excluded.delete(key);
     this.failedAt.delete(key);
@@ -461,7 +357,7 @@ export class OriginSide {
   }
 
   private async write(dfd: DroneFederatedDeployment, wanted: Status): Promise<void> {
-    const refusals = [...this.refusals.get(keyOf(dfd))?.values() ?? []]
+    const refusals = [...this.refusals.get(objectKey(dfd))?.values() ?? []]
       .filter((r) => r.generation === dfd.metadata.generation && wanted.components?.some((c) => c.name === r.component && c.phase === 'FAILED') !== false);
     const ready = readyCondition(wanted, refusals);
     const status = {

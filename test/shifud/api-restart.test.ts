@@ -1,9 +1,9 @@
 // shifud survives its API server going away: it backs off instead of retrying every write, then
 // catches up — the heartbeat resumes and a device that went down meanwhile is reported.
 import test from 'ava';
-import { KubeEdgeDeviceStatusWriter, KubeEdgeNodeClient } from '../../shifud/kubeClients.ts';
-import type { EdgeDeviceStatusApply } from '../../shifud/deviceStatus.ts';
-import type { EdgeNode, EdgeNodeStatusApply } from '../../shifud/nodeStatus.ts';
+import { KubeEdgeDeviceStatusWriter, KubeEdgeNodeClient } from '../../shifud/kube-clients.ts';
+import type { EdgeDeviceStatusApply } from '../../shifud/device-status.ts';
+import type { EdgeNode, EdgeNodeStatusApply } from '../../shifud/node-status.ts';
 import { installCrds } from '../support/crds.ts';
 import { ownCluster } from '../support/cluster.ts';
 import { waitFor } from '../support/wait.ts';

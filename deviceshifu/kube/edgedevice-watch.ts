@@ -1,13 +1,13 @@
 // Kubernetes mode's EdgeDevice: read from the API and watched with the shared Informer (one
 // object, by field selector), so a changed spec reaches the gateway without a restart.
 import type { KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
-import { GROUP, VERSION, type CustomObject } from '../../shared/crds/resources.ts';
-import type { EdgeDeviceSpec, EdgeDeviceStatus } from '../../shared/crds/edgedevice.ts';
+import { GROUP, VERSION } from '../../shared/crds/resources.ts';
+import type { EdgeDevice } from '../../shared/crds/edgedevice.ts';
 import type { KubeClient } from '../../shared/kube/client.ts';
 import { Informer } from '../../shared/kube/informer.ts';
 import type { Logger } from '../../shared/log.ts';
 
-export type EdgeDeviceObject = CustomObject<EdgeDeviceSpec, EdgeDeviceStatus> & KubernetesObject;
+export type EdgeDeviceObject = EdgeDevice & KubernetesObject;
 
 export interface EdgeDeviceWatch {
   readonly informer: Informer<EdgeDeviceObject>;
