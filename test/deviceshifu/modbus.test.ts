@@ -154,7 +154,7 @@ test('calls waiting in the queue each meet their own deadline, and the line is f
   }));
   for (const reply of replies) {
     t.is(reply.status, 504);
-    t.regex(reply.body.error.message, /device did not answer int16 within 0.2 s/, 'cut by the caller\'s deadline, not the device timeout of 3000 ms');
+    t.regex(reply.body.error.message, /device edgedevice-test did not answer int16 within 0.2 s/, 'cut by the caller\'s deadline, not the device timeout of 3000 ms');
   }
   const fine = await modbusGateway(t, { mode: 'TCP', unitId: 7 }, device.address);
   t.deepEqual(await call(fine, 'int16'), { status: 200, body: -1234 });

@@ -43,7 +43,7 @@ test('a server down at start gives 502 with the reason; the session opens once i
     return reply?.error.message.includes('refused') === true ? reply : undefined;
   }, { timeoutMs: 15_000 });
   t.is(down.error.kind, 'unavailable');
-  t.is(down.error.message, `OPC UA server at opc.tcp://127.0.0.1:${port} refused the connection`);
+  t.is(down.error.message, `device edgedevice-test: OPC UA server at opc.tcp://127.0.0.1:${port} refused the connection`);
   t.is((await gateway.get('/ready')).status, 503);
   await opcuaMock(t, { port });
   t.is(await (await readWhenUp(gateway, '/temperature')).text(), '21.5');
