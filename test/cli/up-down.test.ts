@@ -54,7 +54,9 @@ test('up brings the local stack up detached, the commands find it, and down leav
   t.is(call.code, 0, shown(call));
   t.true(/^\d+$/.test(call.stdout.trim()) && Number(call.stdout) >= 10 && Number(call.stdout) <= 30, call.stdout);
   const map = await edgeshifu(['edgemap']);
-  t.regex(map.stdout, /edge-local {2}Ready[^\n]*\n {2}devices\/edgedevice-mqtt[^\n]*\n {2}devices\/edgedevice-robotarm[^\n]*\n {2}devices\/edgedevice-thermometer/, shown(map));
+  // every device of the stack under its node, in name order
+  const rows = LOCAL_DEVICES.map((d) => d.edgeDevice).sort().map((name) => `\n {2}devices/${name}[^\n]*`).join('');
+  t.regex(map.stdout, new RegExp(`edge-local {2}Ready[^\n]*${rows}`), shown(map));
 
   const down = await edgeshifu(['down']);
   t.is(down.code, 0, shown(down));
