@@ -6,10 +6,9 @@ import type { Logger } from '../../shared/log.ts';
 import type { DeviceShifuConfig, Instruction, Telemetry } from '../config/types.ts';
 import type { CallInput } from '../device-call.ts';
 import type { DriverResponse } from '../drivers/driver.ts';
-import { headerValue } from '../drivers/headers.ts';
 import type { GatewayMetrics } from '../metrics.ts';
 import type { DeviceHealth } from '../status/health.ts';
-import { readAll } from './read-all.ts';
+import { payloadOf, pushResult } from './result.ts';
 import type { TelemetryPayload } from './pusher.ts';
 import { subscriptionLoop, type Subscribe } from './subscription.ts';
 
@@ -25,10 +24,6 @@ export interface TelemetryDeps {
   readonly logger: Logger;
 }
 
-const MAX_TELEMETRY_BYTES = 1 << 20;
-
-const withContentType = (contentType: string | undefined): { contentType?: string } => (contentType ? { contentType } : {});
-
 async function poll(telemetry: Telemetry, instruction: Instruction | undefined, deps: TelemetryDeps, signal: AbortSignal): Promise<TelemetryPayload | undefined> {
   if (instruction === undefined) {
     await deps.probe(AbortSignal.any([signal, AbortSignal.timeout(telemetry.timeoutMs || 3000)]));
@@ -37,20 +32,9 @@ async function poll(telemetry: Telemetry, instruction: Instruction | undefined, 
   const response = await deps.call(instruction, {
     method: 'GET', query: '', headers: [], body: Buffer.alloc(0), timeoutSeconds: telemetry.timeoutMs / 1000, source: 'telemetry', signal,
   });
-  const body = await readAll(response.body, MAX_TELEMETRY_BYTES);
-  if (response.status < 200 || response.status > 299) throw new Error(`${instruction.name} answered ${response.status}: ${body.toString('utf8', 0, 200)}`);
-  return { deviceName: deps.deviceName, telemetry: telemetry.name, body, ...withContentType(headerValue(response.headers, 'content-type')) };
-}
-
-async function pushResult(telemetry: Telemetry, payload: TelemetryPayload | undefined, deps: TelemetryDeps, signal: AbortSignal): Promise<void> {
-  if (telemetry.pushTo === undefined || payload === undefined) return;
-  try {
-    await deps.push(telemetry.pushTo, payload, signal);
-    deps.metrics.telemetryPush.inc({ telemetry: telemetry.name, result: 'ok' });
-  } catch (err) {
-    deps.metrics.telemetryPush.inc({ telemetry: telemetry.name, result: 'error' });
-    deps.logger.warn({ telemetry: telemetry.name, to: telemetry.pushTo, err: (err as Error).message }, 'telemetry push failed');
-  }
+  const payload = await payloadOf(telemetry, deps, response);
+  if (response.status < 200 || response.status > 299) throw new Error(`${instruction.name} answered ${response.status}: ${payload.body.toString('utf8', 0, 200)}`);
+  return payload;
 }
 
 /** One poll and its push; true when the device answered well. */

@@ -5,9 +5,7 @@
 import { sleep } from '../../shared/backoff.ts';
 import type { Instruction, Telemetry } from '../config/types.ts';
 import type { SubscriptionSink } from '../drivers/driver.ts';
-import { headerValue } from '../drivers/headers.ts';
-import type { TelemetryPayload } from './pusher.ts';
-import { readAll } from './read-all.ts';
+import { payloadOf, pushResult } from './result.ts';
 import type { TelemetryDeps } from './runner.ts';
 
 export type Subscribe = (instruction: Instruction, intervalMs: number, sink: SubscriptionSink, signal: AbortSignal) => void;
@@ -26,24 +24,11 @@ export async function subscriptionLoop({ telemetry, instruction, subscribe }: Su
     failing = false;
     deps.health.record('telemetry', true, undefined, telemetry.name);
   };
-  const push = async (payload: TelemetryPayload): Promise<void> => {
-    if (telemetry.pushTo === undefined) return;
-    try {
-      await deps.push(telemetry.pushTo, payload, signal);
-      deps.metrics.telemetryPush.inc({ telemetry: telemetry.name, result: 'ok' });
-    } catch (err) {
-      deps.metrics.telemetryPush.inc({ telemetry: telemetry.name, result: 'error' });
-      deps.logger.warn({ telemetry: telemetry.name, to: telemetry.pushTo, err: (err as Error).message }, 'telemetry push failed');
-    }
-  };
   subscribe(instruction, telemetry.intervalMs, {
     value(response) {
       ok();
       deps.metrics.telemetry.inc({ telemetry: telemetry.name, result: 'ok' });
-      const contentType = headerValue(response.headers, 'content-type');
-      void readAll(response.body, 1 << 20).then((body) => push({
-        deviceName: deps.deviceName, telemetry: telemetry.name, body, ...(contentType ? { contentType } : {}),
-      }));
+      void payloadOf(telemetry, deps, response).then((payload) => pushResult(telemetry, payload, deps, signal));
     },
     alive: ok,
     error(err) {
