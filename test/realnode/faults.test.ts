@@ -8,7 +8,8 @@ import type { Kube } from '../support/cluster.ts';
 import { ctr } from '../support/realnode/containerd.ts';
 import type { RealNodeCluster } from '../support/realnode/node.ts';
 import { waitFor } from '../support/wait.ts';
-import { addThermometers, applyKustomization, containerId, httpGet, overlayOn, readyPods, realNodeWithImage } from './support.ts';
+import { errorMessage } from '../../shared/errors.ts';
+import { addThermometers, applyKustomization, containerId, diagnosis, httpGet, overlayOn, readyPods, realNodeWithImage } from './support.ts';
 
 let node: RealNodeCluster;
 let kube: Kube;
@@ -109,9 +110,13 @@ test.serial('killing a deviceShifu container: the kubelet restarts it and calls 
   }, { timeoutMs: 120_000 });
   t.is(restarted.metadata?.uid, pod!.metadata?.uid, 'the same pod: restarted in place by the kubelet, not replaced');
   const answer = await waitFor('calls to succeed again', async () => {
-    const res = await httpGet(ip, 80, '/read_value').catch(() => undefined);
-    return res?.status === 200 ? res : undefined;
-  }, { timeoutMs: 60_000 });
+    const res = await httpGet(ip, 80, '/read_value');
+    if (res.status !== 200) throw new Error(`${res.status} ${res.body.slice(0, 300)}`);
+    return res;
+  }, { timeoutMs: 60_000 }).catch(async (err: unknown) => {
+    t.log(await diagnosis(kube, 'deviceshifu', pod!.metadata!.name!, 'thermometer-0'));
+    throw err;
+  });
   t.regex(answer.body.trim(), /^\d+$/);
   const now = await kube.apps.readNamespacedDeployment({ name: 'thermometer-0-deployment', namespace: 'deviceshifu' });
   t.is(now.metadata?.generation, deployment.metadata?.generation, 'the controller did not touch the Deployment');
@@ -122,12 +127,22 @@ test.serial('a load run under the manifests\' memory limits: no container is OOM
   const ips = services.map((s) => s.spec?.clusterIP ?? '');
   // 5 devices x 400 calls, 16 at a time, through the ClusterIPs: deviceShifu, the mock and kube-proxy's path
   let ok = 0;
+  const failures = new Map<string, number>();
   const queue = ips.flatMap((ip) => Array.from({ length: 400 }, () => ip));
   await Promise.all(Array.from({ length: 16 }, async () => {
     for (let ip = queue.pop(); ip !== undefined; ip = queue.pop()) {
-      if ((await httpGet(ip, 80, '/read_value').catch(() => ({ status: 0 }))).status === 200) ok++;
+      const res = await httpGet(ip, 80, '/read_value').catch((err: unknown) => ({ status: 0, body: errorMessage(err) }));
+      if (res.status === 200) ok++;
+      else {
+        const key = `${services[ips.indexOf(ip)]?.metadata?.name ?? ip}: ${res.status} ${res.body.slice(0, 120)}`;
+        failures.set(key, (failures.get(key) ?? 0) + 1);
+      }
     }
   }));
+  if (ok < 1990) {
+    t.log([...failures].map(([what, n]) => `${n} x ${what}`).join('\n'));
+    for (const pod of (await kube.core.listNamespacedPod({ namespace: 'deviceshifu' })).items) t.log(await diagnosis(kube, 'deviceshifu', pod.metadata?.name ?? ''));
+  }
   t.true(ok >= 1990, `${ok} of 2000 calls answered`);
   // the controller and shifud through 12 more devices at once
   await addThermometers(kube, DEVICES, Array.from({ length: 12 }, (_, i) => `load-${i}`));

@@ -1,10 +1,10 @@
 // What the real-node tests share: the cluster with its real node, the image built here on it,
 // kubectl apply -k of an overlay, and HTTP calls from the host to a Service's ClusterIP.
 import { request } from 'node:http';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import type { V1Pod } from '@kubernetes/client-node';
+import { DiscoveryV1Api, type V1Pod } from '@kubernetes/client-node';
 import { parse, stringify } from 'yaml';
 import { GROUP, VERSION } from '../../shared/crds/resources.ts';
 import { buildImage } from '../../image/build.ts';
@@ -108,4 +108,32 @@ export async function addThermometers(kube: Kube, namespace: string, names: read
   const mock = await kube.core.readNamespacedService({ name: 'thermometer', namespace });
   await applyObjects(kube, names.map((name) => ({ apiVersion: `${GROUP}/${VERSION}`, kind: 'EdgeDevice', metadata: { name, namespace },
     spec: { sku: 'Thermometer', connection: 'Ethernet', protocol: 'HTTP', address: `${mock.spec?.clusterIP ?? ''}:11111`, configMapName: 'thermometer-configmap-0.0.1' } })));
+}
+
+/** What a failed real-node test prints: the pod's state, the node's conditions, the Service's endpoints and the containers' logs. */
+export async function diagnosis(kube: Kube, namespace: string, podName: string, service?: string): Promise<string> {
+  const lines: string[] = [];
+  const pod = await kube.core.readNamespacedPod({ name: podName, namespace }).catch(() => undefined);
+  lines.push(`pod ${namespace}/${podName}: phase ${pod?.status?.phase ?? 'gone'} ${pod?.status?.reason ?? ''} ${pod?.status?.message ?? ''}`);
+  for (const c of pod?.status?.conditions ?? []) lines.push(`  condition ${c.type}=${c.status} ${c.reason ?? ''} ${String(c.lastTransitionTime ?? '')}`);
+  for (const s of pod?.status?.containerStatuses ?? []) lines.push(`  container ${s.name}: ready=${String(s.ready)} restarts=${s.restartCount} state=${JSON.stringify(s.state)} last=${JSON.stringify(s.lastState)}`);
+  for (const node of (await kube.core.listNode()).items) {
+    const pressure = (node.status?.conditions ?? []).filter((c) => c.status === 'True').map((c) => c.type);
+    lines.push(`node ${node.metadata?.name ?? ''}: ${pressure.join(',')} taints=${JSON.stringify(node.spec?.taints ?? [])}`);
+  }
+  if (service !== undefined) {
+    const slices = await kube.kc.makeApiClient(DiscoveryV1Api).listNamespacedEndpointSlice({ namespace, labelSelector: `kubernetes.io/service-name=${service}` }).catch(() => undefined);
+    for (const e of slices?.items.flatMap((s) => s.endpoints ?? []) ?? []) lines.push(`  endpoint ${e.addresses.join(',')} ${JSON.stringify(e.conditions)}`);
+  }
+  const events = await kube.core.listNamespacedEvent({ namespace, fieldSelector: `involvedObject.name=${podName}` }).catch(() => undefined);
+  for (const e of events?.items ?? []) lines.push(`  event ${e.type ?? ''} ${e.reason ?? ''}: ${e.message ?? ''}`);
+  // the kubelet writes container logs here (its default podLogsDir)
+  const dir = `/var/log/pods/${namespace}_${podName}_${pod?.metadata?.uid ?? ''}`;
+  for (const container of await readdir(dir).catch(() => [] as string[])) {
+    for (const file of (await readdir(join(dir, container)).catch(() => [] as string[])).sort()) {
+      const text = await readFile(join(dir, container, file), 'utf8').catch(() => '');
+      lines.push(`--- ${container}/${file}`, ...text.split('\n').slice(-40));
+    }
+  }
+  return lines.join('\n');
 }
