@@ -52,7 +52,10 @@ export async function kubeletProcess(layout: NodeLayout): Promise<ManagedProcess
     serializeImagePulls: false,
     // images come from local archives: never collect them
     imageGCHighThresholdPercent: 100, imageGCLowThresholdPercent: 99,
-    evictionHard: { 'memory.available': '100Mi', 'nodefs.available': '5%', 'imagefs.available': '5%' },
+    // The disk is the whole machine's, shared with whatever else runs on it: a share-of-disk
+    // threshold would evict the tests' pods when something else fills it. An absolute floor
+    // still stops the node before the disk is full.
+    evictionHard: { 'memory.available': '100Mi', 'nodefs.available': '1Gi', 'imagefs.available': '1Gi', 'nodefs.inodesFree': '1%', 'imagefs.inodesFree': '1%' },
   };
   const configFile = join(layout.dir, 'kubelet.yaml');
   await writeFile(configFile, stringify(config));
