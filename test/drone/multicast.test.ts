@@ -225,7 +225,7 @@ test('a multi-recipient copy whose topic names a cluster the sender did not name
   t.is(values.find((v) => v.labels.reason === 'wrong-recipient')?.value, 1);
 });
 
-test('open and sealed jobs on a line of five clusters, signatures required, are placed once, with one advertisement for the four bidders', async (t) => {
+test('open and sealed jobs on a line of five clusters, signatures required, are placed once, the first announcement one message for the four bidders', async (t) => {
   for (const mode of ['open', 'sealed'] as const) {
     const ids = ['c0', 'c1', 'c2', 'c3', 'c4'];
     const registry = new Registry();
@@ -244,7 +244,10 @@ test('open and sealed jobs on a line of five clusters, signatures required, are 
     const hosts = [...clusters.values()].flatMap((c) => c.agent.hosted().filter((h) => h.origin === 'c0').map((h) => `${h.component}@${c.id}`));
     t.is(hosts.length, 2, `${mode}: each component hosted once (${hosts.join(', ')})`);
     const adverts = published.filter((p) => p.cluster === 'c0' && p.kind === 'advertisement');
-    t.deepEqual(adverts.map((p) => p.topic), ['edgeshifu/v1/c0/multi/c1.c2.c3.c4/advertisement'], mode);
+    // The origin announces again while no agreement is in sight (after gossipMs, then doubling),
+    // so a slow machine sees later announcements too (sealed: to the silent bidders only); the
+    // first one goes to all four bidders as one message.
+    t.is(adverts[0]?.topic, 'edgeshifu/v1/c0/multi/c1.c2.c3.c4/advertisement', mode);
     const dropped = samples(registry, 'edgeshifu_bus_messages_dropped_total');
     t.deepEqual(dropped.filter((v) => v.labels.reason !== 'duplicate' && v.value > 0), [], `${mode}: every signature checked out`);
   }
