@@ -1,23 +1,25 @@
-// The offloading side (issue 8; DRONE v2 "Drone offloading", thesis ch. 6–7 operator): a
-// DroneFederatedDeployment is put to auction, its components run here (local first) or on the
-// neighbour that won them, tracked by one OffloadRequest each; callers reach remote components
-// under their own Service names. Deleting it sends DEL and waits, bounded, for the hosts' DEL_ACK.
-// Reconcile reads the world afresh each time; decisions and host reports only enqueue.
+// The offloading side (the origin, README.md): a DroneFederatedDeployment is put to auction, its
+// components run here (local first) or on the neighbour that won them, tracked by one
+// OffloadRequest each (their hosts' reports and silence: origin-hosts.ts); callers reach remote
+// components under their own Service names (origin-objects.ts). Deleting it sends DEL and waits,
+// bounded, for the hosts' DEL_ACK. Reconcile reads the world afresh each time; decisions and host
+// reports only enqueue.
 import type { V1Deployment, V1EndpointSlice, V1Node, V1Service } from '@kubernetes/client-node';
 import { objectKey, type Informer } from '../../shared/kube/informer.ts';
 import type { Logger } from '../../shared/log.ts';
-import type { ComponentStatus, OffloadRequestSpec, OffloadRequestStatus } from '../../shared/crds/drone.ts';
+import type { OffloadRequestSpec, OffloadRequestStatus } from '../../shared/crds/drone.ts';
 import type { CustomObject } from '../../shared/crds/resources.ts';
 import { isEdgeshifuError } from '../../shared/errors.ts';
 import type { DroneAgent } from '../drone/agent.ts';
 import type { HostStatusMessage } from '../drone/messages/index.ts';
+import { OriginHosts } from './origin-hosts.ts';
 import { OriginObjects } from './origin-objects.ts';
 import type { ReconcileResult } from '../runner.ts';
 import type { OffloadApi } from './kube.ts';
 import { applyDecision, capped, deploymentOfApp, readyCondition, type Refusal, leasesFor, observe, returnLost, startAuction, statusChanged, unplaced, type Decision, type Status } from './origin-plan.ts';
-import { jobOf, offloadRequestName, validateDeployment, type DroneFederatedDeployment } from './workload.ts';
+import { jobOf, validateDeployment, type DroneFederatedDeployment } from './workload.ts';
 import { isoTime } from '../../shared/time.ts';
-import { sameJson, setCondition } from '../status.ts';
+import { setCondition } from '../status.ts';
 
 export type OffloadRequest = CustomObject<OffloadRequestSpec, OffloadRequestStatus>;
 export const FINALIZER = 'drone.edgeshifu.io/release';
@@ -43,22 +45,6 @@ export interface OriginSideDeps {
   readonly settled?: () => boolean;
 }
 
-
-const HOST_PHASE: Readonly<Record<HostStatusMessage['phase'], NonNullable<OffloadRequestStatus['phase']>>> = {
-  ACCEPTED: 'ACCEPTED', SCHEDULED: 'SCHEDULED', CONNECTED: 'CONNECTED', LAUNCHED: 'LAUNCHED', FAILED: 'FAILED', GONE: 'FAILED',
-};
-
-/** A host's report as the OffloadRequest's status. */
-function reportOf(msg: HostStatusMessage): OffloadRequestStatus {
-  return {
-    phase: HOST_PHASE[msg.phase], lastHeardTime: isoTime(Date.now()),
-    ...(msg.endpoint === undefined ? {} : { endpoint: msg.endpoint }),
-    ...(msg.ports === undefined ? {} : { ports: msg.ports }),
-    ...(msg.revision === undefined ? {} : { revision: msg.revision }),
-    message: msg.phase === 'GONE' ? `host lost it: ${msg.reason ?? ''}` : (msg.reason ?? ''),
-  };
-}
-
 export class OriginSide {
   private readonly deps: OriginSideDeps;
   /** Apps put to auction by this process and their components (an app from before a restart is auctioned anew). */
@@ -70,17 +56,16 @@ export class OriginSide {
   private readonly decisions = new Map<string, Decision>();
   private readonly delAcks = new Map<string, Set<string>>();
   private readonly withdrawnAt = new Map<string, number>();
-  /** Last word from the host of each remote component (`<key>/<component>`), for loss detection. */
-  private readonly heard = new Map<string, number>();
-  /** Hosts left out of a deployment's next auctions (refused or lost it), until when. */
-  private readonly excluded = new Map<string, Map<string, number>>();
+  /** The hosts of remote components: their reports, their silence, and who sits out the next auctions. */
+  private readonly hosts: OriginHosts;
   private readonly sentLeases = new Map<string, string>();
   /** What each component runs as: its Deployment and Service here, or its OffloadRequest and a Service for it. */
   private readonly objects: OriginObjects;
 
   constructor(deps: OriginSideDeps) {
     this.deps = deps;
-    this.objects = new OriginObjects(deps, (component) => { this.heard.set(component, Date.now()); });
+    this.hosts = new OriginHosts(deps);
+    this.objects = new OriginObjects(deps, (component) => { this.hosts.heardFrom(component); });
   }
 
   /** What this cluster runs itself for its deployments, back in the agent's ledger after a restart. */
@@ -128,34 +113,14 @@ export class OriginSide {
     const generation = this.deps.deployments.get(key)?.metadata.generation;
     held.set(`${event.host}/${event.component}`, { host: event.host, component: event.component, reason: event.reason, ...(generation === undefined ? {} : { generation }) });
     this.refusals.set(key, held);
-    if (!this.excludedFrom(key).includes(event.host)) this.refusedSince.add(key);
-    this.exclude(key, event.host);
+    if (!this.hosts.excludedFrom(key).includes(event.host)) this.refusedSince.add(key);
+    this.hosts.exclude(key, event.host);
     return key;
   }
 
   /** A host's report on one component: kept on its OffloadRequest. */
   async onHostStatus(msg: HostStatusMessage): Promise<string | undefined> {
-    const owner = deploymentOfApp(msg.app);
-    if (owner === undefined) return undefined;
-    const key = `${owner.namespace}/${owner.name}`;
-    const dfd = this.deps.deployments.get(key);
-    if (dfd === undefined) return undefined;
-    const name = offloadRequestName(dfd, msg.component);
-    const fromHost = (r: OffloadRequest | undefined): r is OffloadRequest => r !== undefined && r.spec.app === msg.app && r.spec.cluster === msg.sender;
-    let request = this.deps.requests.get(`${owner.namespace}/${name}`);
-    // the cache may lag a request written a moment ago: the API has the last word
-    if (!fromHost(request)) request = await this.deps.api.get<OffloadRequest>('OffloadRequest', owner.namespace, name);
-    // a report from a host this component has left (re-placed since) is stale
-    if (!fromHost(request)) return undefined;
-    this.heard.set(`${key}/${msg.component}`, Date.now());
-    const status = reportOf(msg);
-    const held = request.status ?? {};
-    const samePorts = sameJson(held.ports, status.ports);
-    if (held.phase !== status.phase || held.endpoint !== status.endpoint || !samePorts || held.revision !== status.revision || held.message !== status.message) {
-      // ports a host no longer reports (a component down to one port) are dropped, not merged
-      await this.deps.api.patchStatus('OffloadRequest', request, { ports: null, ...status });
-    }
-    return key;
+    return this.hosts.report(msg);
   }
 
   reconcile = async (key: string, log: Logger): Promise<ReconcileResult> => {
@@ -194,7 +159,7 @@ export class OriginSide {
     }
     if (status.phase === undefined) return this.auction(dfd, status, log);
     if (status.phase === 'FAILED') return this.retryLater(key, dfd, status, log);
-    status = returnLost(status, this.lost(key, status));
+    status = returnLost(status, this.hosts.lost(key, status));
     const waiting = unplaced(status);
     if (waiting.length > 0) {
       const covered = status.app === undefined ? undefined : this.submittedFor.get(status.app);
@@ -233,62 +198,11 @@ export class OriginSide {
     const next = startAuction(dfd, status);
     await this.write(dfd, next);
     const app = next.app ?? '';
-    const excluded = this.excludedFrom(objectKey(dfd));
+    const excluded = this.hosts.excludedFrom(objectKey(dfd));
     this.submittedFor.set(app, new Set(unplaced(next)));
     log.info({ app, components: unplaced(next), excluded }, 'put to auction');
     this.deps.agent.submit(jobOf(dfd, { origin: this.deps.cluster, app, components: unplaced(next), excluded }));
     return {};
-  }
-
-  /** Remote components whose host said it lost them, or went silent past the lease. */
-  private lost(key: string, status: Status): Map<string, string> {
-    const lost = new Map<string, string>();
-    const dfd = this.deps.deployments.get(key);
-    if (dfd === undefined) return lost;
-    const placed = (status.components ?? []).filter((c): c is ComponentStatus & { cluster: string } => c.cluster !== undefined);
-    const deadHosts = new Map<string, string>();
-    for (const c of placed) {
-      const why = this.lossOf(key, dfd, c, Date.now());
-      if (why === undefined) continue;
-      lost.set(c.name, why);
-      if (why.includes('slice adverts stopped')) deadHosts.set(c.cluster, why);
-    }
-    // a host that is gone takes all its components with it: one auction for them, not one each
-    for (const c of placed) {
-      const why = deadHosts.get(c.cluster);
-      if (why !== undefined && !lost.has(c.name)) lost.set(c.name, why);
-    }
-    for (const c of placed) if (lost.has(c.name)) this.exclude(key, c.cluster, c.name);
-    return lost;
-  }
-
-  /**
-   * A host is left out for a while, not for good: long enough for its slice advert to expire if
-   * it is gone, short enough that a host that came back (or a lone neighbour) is asked again.
-   */
-  private exclude(key: string, cluster: string, component?: string): void {
-    const excluded = this.excluded.get(key) ?? new Map<string, number>();
-    excluded.set(cluster, Date.now() + Math.max(this.deps.leaseSeconds, 2 * this.deps.retrySeconds) * 1000);
-    this.excluded.set(key, excluded);
-    if (component !== undefined) this.heard.delete(`${key}/${component}`);
-  }
-
-  private excludedFrom(key: string): string[] {
-    const now = Date.now();
-    return [...(this.excluded.get(key) ?? new Map<string, number>())].filter(([, until]) => until > now).map(([cluster]) => cluster);
-  }
-
-  private lossOf(key: string, dfd: DroneFederatedDeployment, c: ComponentStatus, now: number): string | undefined {
-    if (c.cluster === undefined || c.cluster === this.deps.cluster) return undefined;
-    const request = this.deps.requests.get(`${dfd.metadata.namespace ?? ''}/${offloadRequestName(dfd, c.name)}`);
-    const current = request !== undefined && request.spec.app === c.app && request.spec.cluster === c.cluster;
-    const heardKey = `${key}/${c.name}`;
-    if (!this.heard.has(heardKey)) this.heard.set(heardKey, now);
-    const silentMs = now - (this.heard.get(heardKey) ?? now);
-    if (current && request.status?.phase === 'FAILED') return `${c.cluster} could not run ${c.name}: ${request.status.message ?? ''}`;
-    // silence alone may be a busy host: it is lost when its slice adverts stopped too
-    if (silentMs > this.deps.leaseSeconds * 1000 && !this.deps.agent.providers().includes(c.cluster)) return `${c.cluster} has not answered for ${Math.round(silentMs / 1000)} s and its slice adverts stopped`;
-    return undefined;
   }
 
   /** Leases to the hosts: now when what they should run changed, else from the periodic renewal. */
@@ -349,11 +263,11 @@ export class OriginSide {
   private forget(key: string): void {
     this.objects.forget(key);
     this.delAcks.delete(key);
-    this.excluded.delete(key);
+    this.hosts.forget(key);
     this.failedAt.delete(key);
     this.refusedSince.delete(key);
     this.refusals.delete(key);
-    for (const map of [this.heard, this.sentLeases]) for (const k of [...map.keys()]) if (k.startsWith(`${key}/`)) map.delete(k);
+    for (const k of [...this.sentLeases.keys()]) if (k.startsWith(`${key}/`)) this.sentLeases.delete(k);
   }
 
   private async write(dfd: DroneFederatedDeployment, wanted: Status): Promise<void> {

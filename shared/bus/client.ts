@@ -1,34 +1,29 @@
-// The MQTT bus client every component can use (issue 7, "The bus"): connects with credentials and
-// optional TLS to the embedded broker or any MQTT 3.1.1/5 broker by URL, reconnects with
+// The MQTT bus client every component can use: connects with credentials and optional TLS to
+// the embedded broker or any MQTT 3.1.1/5 broker by URL (connection.ts), reconnects with
 // exponential backoff forever (until its AbortSignal), publishes enveloped JSON messages and
 // hands subscribers only messages that are valid for their kind, consistent with their topic,
-// signed by their sender when a keyring asks for it (signing.ts) and not seen before. Everything
-// else is dropped and counted.
+// signed by their sender when a keyring asks for it (signing.ts) and not seen before (the
+// receive steps, receive.ts). Everything else is dropped and counted.
 import { randomUUID } from 'node:crypto';
-import { createConnection } from 'node:net';
-import { connect as tlsConnect } from 'node:tls';
-import mqtt, { MqttClient, type IClientOptions } from 'mqtt';
+import type { MqttClient } from 'mqtt';
 import { Registry } from '../prometheus.ts';
 import { EdgeshifuError, errorMessage } from '../errors.ts';
 import type { Logger } from '../log.ts';
-import { frameOf, keyOf, peekKey, type DropReason, type MessageCodec } from './codec.ts';
+import type { MessageCodec } from './codec.ts';
 import { SeenIds } from './dedup.ts';
 import type { Envelope } from './envelope.ts';
 import { covers, filterOf, matchLevels, type Filter } from './filters.ts';
 import { busMetrics, type BusMetrics } from './metrics.ts';
 import type { EmbeddedBroker } from './broker.ts';
-import { dedupTtl, outsideWindow, RateLimiter, type RateLimits, type ReplayWindow } from './guard.ts';
+import { openConnection, refusedLogin, type BusTls } from './connection.ts';
+import { dedupTtl, RateLimiter, type RateLimits, type ReplayWindow } from './guard.ts';
+import { receive, type Handler, type RawHandler, type Receiver, type Route } from './receive.ts';
 import { insecureRefusal } from './transport.ts';
-
 import type { Keyring } from './signing.ts';
 import { parseTopic, type TopicInfo } from './topics.ts';
 
-export interface BusTls {
-  readonly ca?: string | Buffer;
-  readonly cert?: string | Buffer;
-  readonly key?: string | Buffer;
-  readonly rejectUnauthorized?: boolean;
-}
+export type { BusTls } from './connection.ts';
+export type { Handler, RawHandler } from './receive.ts';
 
 export interface BusOptions {
   /** mqtt://host:port or mqtts://host:port */
@@ -78,8 +73,6 @@ export interface BusOptions {
 }
 
 export type Body<M> = M extends unknown ? Omit<M, keyof Envelope | 'kind'> & { kind: M extends { kind: infer K } ? K : never } : never;
-/** `payload`: the bytes as received (a relay forwards them without encoding again). */
-export type Handler<M> = (message: M, topic: TopicInfo, payload: Buffer) => void;
 
 export interface HandlerOptions {
   /**
@@ -96,24 +89,8 @@ export interface HandlerOptions {
   readonly forwarding?: boolean;
 }
 
-interface Route<M> { readonly filters: Filter[]; readonly handler: Handler<M>; readonly verify: boolean; readonly forwarding: boolean }
-
-/** Bytes on a topic outside the message tree (the relays' own control traffic), not decoded. */
-export type RawHandler = (topic: string, payload: Buffer) => void;
-
 /** Sees each new message this client publishes, as it goes out (a relay forwards it without waiting for the broker's echo). */
 export type PublishListener<M> = (message: M, topic: TopicInfo, payload: Buffer) => void;
-
-/** The recipients a message names (signed), for multi-recipient topics. */
-function recipientsOf(message: Envelope): readonly string[] {
-  const recipients = (message as { recipients?: unknown }).recipients;
-  return Array.isArray(recipients) ? recipients.filter((r): r is string => typeof r === 'string') : [];
-}
-
-/** What de-duplication knows a copy by: a multi-recipient message's copies differ in the recipients their topic names. */
-function copyKey(key: string | undefined, info: TopicInfo): string | undefined {
-  return key === undefined || info.scope !== 'multi' ? key : `${key}@${(info.recipients ?? []).join('.')}`;
-}
 
 /** Topics parsed recently: a federation uses few of them, over and over. */
 const TOPIC_CACHE_SIZE = 8192;
@@ -121,10 +98,6 @@ const TOPIC_CACHE_SIZE = 8192;
 export class BusClient<M extends Envelope> {
   private readonly options: BusOptions;
   private readonly codec: MessageCodec<M>;
-  private readonly seen: SeenIds;
-  private readonly limiter?: RateLimiter;
-  /** Multi-recipient messages handed to this cluster's own handlers (their copies differ by topic, so `seen` tells them apart). */
-  private readonly delivered = new SeenIds({ capacity: 10_000 });
   private readonly metrics: BusMetrics;
   private readonly link: string;
   private readonly clock: () => number;
@@ -136,6 +109,8 @@ export class BusClient<M extends Envelope> {
   private readonly routesByTopic = new Map<string, Array<Route<M>>>();
   private readonly raw: Array<{ filter: Filter; handler: RawHandler }> = [];
   private readonly publishListeners: Array<PublishListener<M>> = [];
+  /** What the receive steps (receive.ts) read and keep. */
+  private readonly receiver: Receiver<M>;
   private readonly qos: 0 | 1;
   private client?: MqttClient;
   private delay: number;
@@ -150,8 +125,19 @@ export class BusClient<M extends Envelope> {
     this.clock = options.clock ?? Date.now;
     this.delay = options.backoff?.initialMs ?? 100;
     this.qos = options.qos ?? 0;
-    this.seen = new SeenIds({ ttlMs: dedupTtl(options.replayWindow, 10 * 60_000) });
-    if (options.limits !== undefined) this.limiter = new RateLimiter(options.limits);
+    this.receiver = {
+      cluster: options.cluster, link: this.link, codec, metrics: this.metrics, clock: this.clock,
+      seen: new SeenIds({ ttlMs: dedupTtl(options.replayWindow, 10 * 60_000) }),
+      delivered: new SeenIds({ capacity: 10_000 }),
+      ...(options.limits === undefined ? {} : { limiter: new RateLimiter(options.limits) }),
+      ...(options.replayWindow === undefined ? {} : { replayWindow: options.replayWindow }),
+      ...(options.keyring === undefined ? {} : { keyring: options.keyring }),
+      ...(options.logger === undefined ? {} : { logger: options.logger }),
+      ignoreOwn: options.ignoreOwn === true,
+      topicInfo: (topic) => this.topicInfo(topic),
+      rawHandlers: () => this.raw,
+      routesOf: (topic) => this.routesOf(topic),
+    };
     insecureRefusal(options);
   }
 
@@ -162,10 +148,10 @@ export class BusClient<M extends Envelope> {
   /** Connects; resolves on the first CONNACK, rejects on refused credentials. Reconnects by itself afterwards. */
   async start(): Promise<void> {
     if (this.options.signal?.aborted === true) throw new EdgeshifuError('unavailable', 'the bus client was stopped before it started');
-    const client = this.connect();
+    const client = openConnection(this.options, this.link, this.delay);
     this.client = client;
     this.options.signal?.addEventListener('abort', () => { void this.stop(); }, { once: true });
-    client.on('message', (topic, payload) => { this.onMessage(topic, payload); });
+    client.on('message', (topic, payload) => { receive(this.receiver, topic, payload); });
     client.on('connect', () => { this.onConnect(); });
     client.on('close', () => { this.onClose(); });
     client.on('error', (err) => {
@@ -174,54 +160,11 @@ export class BusClient<M extends Envelope> {
     });
     await new Promise<void>((resolve, reject) => {
       const refused = (err: Error & { code?: number }): void => {
-        if (err.code === 4 || err.code === 5 || err.code === 134 || err.code === 135) reject(new EdgeshifuError('forbidden', `broker ${this.options.url} refused ${this.options.username ?? '(no user)'}: ${err.message}`));
+        if (refusedLogin(err)) reject(new EdgeshifuError('forbidden', `broker ${this.options.url} refused ${this.options.username ?? '(no user)'}: ${err.message}`));
       };
       client.once('connect', () => { client.off('error', refused); resolve(); });
       client.on('error', refused);
     });
-  }
-
-  /**
-   * TCP and TLS streams with Nagle's algorithm off: a DRONE round is a handful of small messages,
-   * and Nagle plus delayed ACKs would hold each for tens of milliseconds. Other schemes (ws, wss)
-   * go through mqtt.js as they are.
-   */
-  private connect(): MqttClient {
-    const broker = this.options.broker;
-    if (broker !== undefined) return new MqttClient(() => broker.connect(), this.clientOptions());
-    const url = new URL(this.options.url);
-    const port = Number(url.port === '' ? (url.protocol === 'mqtts:' ? 8883 : 1883) : url.port);
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    const tls = this.options.tls;
-    if (url.protocol === 'mqtt:' || url.protocol === 'tcp:') {
-      return new MqttClient(() => createConnection({ host, port, noDelay: true }), this.clientOptions());
-    }
-    if (url.protocol === 'mqtts:' || url.protocol === 'ssl:') {
-      return new MqttClient(() => {
-        const socket = tlsConnect({
-          host, port, servername: /^[\d.:]+$/.test(host) ? undefined : host,
-          ca: tls?.ca, cert: tls?.cert, key: tls?.key, rejectUnauthorized: tls?.rejectUnauthorized ?? true,
-        });
-        socket.setNoDelay(true);
-        return socket;
-      }, this.clientOptions());
-    }
-    return mqtt.connect(this.options.url, this.clientOptions());
-  }
-
-  private clientOptions(): IClientOptions {
-    const o = this.options;
-    return {
-      clientId: `edgeshifu-${o.cluster}-${this.link.replace(/[^a-z0-9-]/gi, '-')}-${randomUUID().slice(0, 8)}`,
-      protocolVersion: o.protocolVersion ?? 4,
-      reconnectPeriod: this.delay,
-      connectTimeout: 10_000,
-      clean: true,
-      resubscribe: true,
-      ...(o.username === undefined ? {} : { username: o.username }),
-      ...(o.password === undefined ? {} : { password: o.password }),
-      ...(o.tls === undefined ? {} : { ca: o.tls.ca, cert: o.tls.cert, key: o.tls.key, rejectUnauthorized: o.tls.rejectUnauthorized ?? true }),
-    };
   }
 
   private onConnect(): void {
@@ -306,7 +249,7 @@ export class BusClient<M extends Envelope> {
   async publishPayload(topic: string, payload: Buffer, kind: string): Promise<void> {
     const client = this.requireClient();
     await client.publishAsync(topic, payload, { qos: this.qos });
-    this.count('published', kind);
+    this.metrics.published.inc({ kind });
   }
 
   async stop(): Promise<void> {
@@ -321,106 +264,12 @@ export class BusClient<M extends Envelope> {
     return this.client;
   }
 
-  /** Takes a token from the bucket of the login that published this (never this cluster's own); true, and counted, when it is empty. */
-  private overRate(info: TopicInfo, now: number): boolean {
-    if (this.limiter === undefined || info.publisher === this.options.cluster || this.limiter.take(info.publisher, info.origin, info.kind, now)) return false;
-    this.metrics.limited.inc({ neighbour: info.publisher, kind: info.kind });
-    return true;
-  }
-
-  /** Why the sender's timestamp is outside the replay window, if it is. */
-  private stale(message: M, now: number): string | undefined {
-    const window = this.options.replayWindow;
-    return window === undefined ? undefined : outsideWindow(message.timestamp, now, window);
-  }
-
-  private drop(reason: DropReason, topic: string, detail: string): void {
-    this.metrics.dropped.inc({ reason });
-    // A flood is counted, not logged message by message (the log would be the next flood).
-    if (reason !== 'duplicate' && reason !== 'rate-limited') this.options.logger?.warn({ link: this.link, topic, reason, detail }, 'dropped a message');
-  }
-
   private topicInfo(topic: string): TopicInfo | undefined {
     if (this.topics.has(topic)) return this.topics.get(topic);
     if (this.topics.size >= TOPIC_CACHE_SIZE) this.topics.clear();
     const info = parseTopic(topic);
     this.topics.set(topic, info);
     return info;
-  }
-
-  private rawHandled(topic: string, payload: Buffer): boolean {
-    if (this.raw.length === 0) return false;
-    const levels = topic.split('/');
-    const raw = this.raw.find((r) => matchLevels(r.filter, levels));
-    raw?.handler(topic, payload);
-    return raw !== undefined;
-  }
-
-  private onMessage(topic: string, payload: Buffer): void {
-    const info = this.topicInfo(topic);
-    if (info === undefined) {
-      if (!this.rawHandled(topic, payload)) this.drop('invalid', topic, 'topic is not in the edgeshifu/v1 tree');
-      return;
-    }
-    if (this.options.ignoreOwn === true && info.scope !== 'local' && info.origin === this.options.cluster) return;
-    const now = this.clock();
-    const accepted = this.accept(info, payload, now);
-    if (!accepted.ok) {
-      this.drop(accepted.reason, topic, accepted.detail);
-      return;
-    }
-    // The key holds the signature too, so a forged copy that arrives first cannot shadow the genuine message.
-    this.seen.add(accepted.key, now);
-    this.dispatch(accepted.message, info, topic, payload);
-  }
-
-  /** The message if it is new, valid and consistent with its topic; otherwise why not. */
-  private accept(info: TopicInfo, payload: Buffer, now: number): { ok: true; message: M; key: string } | { ok: false; reason: DropReason; detail: string } {
-    // A copy of a message already accepted (relays deliver a broadcast once per path) is not even parsed.
-    const peeked = copyKey(peekKey(payload), info);
-    if (peeked !== undefined && this.seen.has(peeked, now)) return { ok: false, reason: 'duplicate', detail: peeked };
-    if (this.overRate(info, now)) return { ok: false, reason: 'rate-limited', detail: `${info.publisher} (for ${info.origin}) over its ${info.kind} rate` };
-    const parsed = this.codec.parse(payload);
-    if (!parsed.ok) return parsed;
-    const key = peeked ?? copyKey(keyOf(parsed.value), info);
-    if (key !== undefined && peeked === undefined && this.seen.has(key, now)) return { ok: false, reason: 'duplicate', detail: key };
-    const decoded = this.codec.check(parsed.value);
-    if (!decoded.ok) return decoded;
-    const problem = this.mismatch(decoded.message, info);
-    if (problem !== undefined) return { ok: false, ...problem };
-    const stale = this.stale(decoded.message, now);
-    if (stale !== undefined) return { ok: false, reason: 'stale', detail: stale };
-    return { ok: true, message: decoded.message, key: key ?? decoded.message.id };
-  }
-
-  /** Whether the message agrees with its topic: sender, kind and recipient. */
-  private mismatch(message: M, info: TopicInfo): { reason: DropReason; detail: string } | undefined {
-    if (message.sender !== info.origin) return { reason: 'wrong-sender', detail: `sender ${message.sender} does not match the topic's origin ${info.origin}` };
-    if (message.kind !== info.kind) return { reason: 'invalid', detail: `kind ${message.kind} does not match the topic's ${info.kind}` };
-    const to = (message as { to?: unknown }).to;
-    if (info.scope === 'to' && to !== info.recipient) return { reason: 'wrong-recipient', detail: `message for ${String(to)} on a topic for ${info.recipient ?? ''}` };
-    if (info.scope === 'multi') {
-      // The topic (rewritten by each relay) may name only recipients the sender named (signed).
-      const named = recipientsOf(message);
-      const stray = (info.recipients ?? []).filter((r) => !named.includes(r));
-      if (to !== undefined || named.length === 0 || stray.length > 0) return { reason: 'wrong-recipient', detail: `message for ${named.join(', ') || String(to)} on a topic for ${(info.recipients ?? []).join(', ')}` };
-    }
-    return undefined;
-  }
-
-  /** The signature check: a wrong signature is always refused; a missing or uncheckable one when the keyring requires signatures. */
-  private unsigned(message: M, info: TopicInfo, payload: Buffer): string | undefined {
-    const keyring = this.options.keyring;
-    // Local topics are written only by this cluster's own logins and never relayed.
-    if (keyring === undefined || info.scope === 'local') return undefined;
-    const frame = message.sig === undefined ? undefined : frameOf(payload);
-    const verdict = keyring.verify(message.sender, frame?.signed, frame?.sig);
-    if (keyring.accepts(verdict)) return undefined;
-    return `${verdict} signature from ${message.sender}${info.relayed ? ` relayed by ${info.publisher}` : ''}`;
-  }
-
-  private count(counter: 'published' | 'received', kind: string): void {
-    this.metrics[counter].inc({ kind });
   }
 
   private routesOf(topic: string): Array<Route<M>> {
@@ -432,35 +281,6 @@ export class BusClient<M extends Envelope> {
       this.routesByTopic.set(topic, routes);
     }
     return routes;
-  }
-
-  /** A multi-recipient message goes to relays as every copy comes, and to this cluster's own handlers once, when it names this cluster. */
-  private routesFor(message: M, info: TopicInfo, topic: string): Array<Route<M>> {
-    const routes = this.routesOf(topic);
-    if (info.scope !== 'multi') return routes;
-    const own = recipientsOf(message).includes(this.options.cluster) && !this.delivered.check(message.sig === undefined ? message.id : `${message.id}~${message.sig}`, this.clock());
-    return own ? routes : routes.filter((r) => r.forwarding);
-  }
-
-  private dispatch(message: M, info: TopicInfo, topic: string, payload: Buffer): void {
-    const routes = this.routesFor(message, info, topic);
-    if (routes.length === 0) return;
-    // This cluster's own messages on its own broker are proven by the broker's ACL (only its logins publish under its id).
-    if (routes.some((r) => r.verify) && !(message.sender === this.options.cluster && !info.relayed)) {
-      const problem = this.unsigned(message, info, payload);
-      if (problem !== undefined) {
-        this.drop('bad-signature', topic, problem);
-        return;
-      }
-    }
-    this.count('received', message.kind);
-    for (const { handler } of routes) {
-      try {
-        handler(message, info, payload);
-      } catch (err) {
-        this.options.logger?.error({ link: this.link, topic, err: errorMessage(err) }, 'a bus handler failed');
-      }
-    }
   }
 }
 

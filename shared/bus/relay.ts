@@ -1,21 +1,23 @@
-// Federation relay (issue 7, "Federation between clusters"; the thesis used RabbitMQ federation):
+// Federation relay (the role RabbitMQ federation played in the thesis, controller/drone/README.md):
 // reads everything federated on its cluster's own broker and pushes it to each neighbour's broker
 // under its own id (`edgeshifu/v1/<self>/relay/<origin>/...`), one hop more. Ids already relayed
 // and messages at the hop limit stop here, so a multi-hop federation works and loops do not.
 // Messages addressed to this cluster, local traffic and what a neighbour itself wrote or relayed
 // are not pushed back to it. A relay forwards the bytes it received with only `hops` raised
 // (codec.ts framing): no encoding per hop, and the sender's signature still holds at the far end.
-// Broadcasts follow a tree per origin (routes.ts) rather than every link, once the neighbours have
-// told each other where they get each origin's traffic; directed messages follow the reverse path,
-// and a multi-recipient message goes once over each link on the way to its recipients.
+// Broadcasts follow a tree per origin (routes.ts, built from the lists route-lists.ts exchanges)
+// rather than every link, once the neighbours have told each other where they get each origin's
+// traffic; directed messages follow the reverse path, and a multi-recipient message goes once over
+// each link on the way to its recipients.
 import type { Logger } from '../log.ts';
 import { BusClient, type BusOptions, type BusTls } from './client.ts';
 import { withHops, type MessageCodec } from './codec.ts';
 import { SeenIds } from './dedup.ts';
 import { MAX_HOPS, type Envelope } from './envelope.ts';
 import type { BusMetrics } from './metrics.ts';
-import { RelayRoutes, splitByNextHop } from './routes.ts';
-import { RELAY_FILTERS, relayControlFilter, relayControlTopic, relayTopicOf, type TopicInfo } from './topics.ts';
+import { RouteLists } from './route-lists.ts';
+import { splitByNextHop } from './routes.ts';
+import { RELAY_FILTERS, relayTopicOf, type TopicInfo } from './topics.ts';
 import { errorMessage } from '../errors.ts';
 
 export interface Neighbour {
@@ -58,8 +60,6 @@ export interface RelayOptions<M extends Envelope = Envelope> {
 // Lists are sent again on every change and when a link comes up, over TCP: the refresh only covers
 // what a reconnection lost, so it can be slow.
 const ROUTES_TTL_MS = 30_000;
-/** Route changes come in bursts (a federation starting): one list per neighbour for each burst. */
-const DECLARE_DELAY_MS = 10;
 
 export class FederationRelay<M extends Envelope> {
   private readonly options: RelayOptions<M>;
@@ -67,9 +67,7 @@ export class FederationRelay<M extends Envelope> {
   private readonly links = new Map<string, { neighbour: Neighbour; client: BusClient<M> }>();
   private local?: BusClient<M>;
   /** Learned next hop towards each cluster (the neighbour its traffic first came from) and the neighbours' lists. */
-  private readonly routes: RelayRoutes;
-  private declareTimer?: NodeJS.Timeout;
-  private refreshTimer?: NodeJS.Timeout;
+  private readonly lists: RouteLists;
   private stopped = false;
   /** Ids of this cluster's messages forwarded as they were published: their echo from the local broker is not forwarded again. */
   private readonly sentEarly = new SeenIds({ capacity: 10_000, ttlMs: 60_000 });
@@ -79,7 +77,10 @@ export class FederationRelay<M extends Envelope> {
   constructor(options: RelayOptions<M>, codec: MessageCodec<M>) {
     this.options = options;
     this.codec = codec;
-    this.routes = new RelayRoutes({ self: options.cluster, ttlMs: options.routesTtlMs ?? ROUTES_TTL_MS });
+    this.lists = new RouteLists({
+      self: options.cluster, ttlMs: options.routesTtlMs ?? ROUTES_TTL_MS, tree: options.tree !== false, links: this.links,
+      ...(options.logger === undefined ? {} : { logger: options.logger }),
+    });
   }
 
   async start(): Promise<void> {
@@ -91,11 +92,7 @@ export class FederationRelay<M extends Envelope> {
       await local.start();
     }
     await this.setNeighbours(o.neighbours);
-    if (o.tree !== false) {
-      await local.subscribeRaw(relayControlFilter(o.cluster), (topic, payload) => { this.onRoutes(topic, payload); });
-      this.refreshTimer = setInterval(() => { this.declareAll(); }, (o.routesTtlMs ?? ROUTES_TTL_MS) / 3);
-      this.refreshTimer.unref();
-    }
+    await this.lists.start(local);
     // Receivers check signatures; the relay forwards the bytes as they came.
     await local.subscribe(RELAY_FILTERS, (message, info, payload) => { if (!this.echoOfEarly(message, info)) this.forward(message, info, payload); }, { verify: false, forwarding: true });
     // The cluster's own messages leave at once: the round trip through its own broker is one hop of
@@ -127,7 +124,7 @@ export class FederationRelay<M extends Envelope> {
     for (const [cluster, link] of [...this.links]) {
       if (JSON.stringify(wanted.get(cluster)) === JSON.stringify(link.neighbour)) continue;
       this.links.delete(cluster);
-      if (this.routes.linkDown(cluster)) this.declareSoon();
+      this.lists.removed(cluster);
       await link.client.stop();
     }
     for (const neighbour of neighbours) {
@@ -154,7 +151,7 @@ export class FederationRelay<M extends Envelope> {
         ...(neighbour.tls === undefined ? {} : { tls: neighbour.tls }),
         ...(neighbour.insecure === true ? { allowInsecure: true } : {}),
         ...(this.options.qos === undefined ? {} : { qos: this.options.qos }),
-        onLink: (up) => { this.onLink(neighbour.cluster, up); },
+        onLink: (up) => { this.lists.onLink(neighbour.cluster, up); },
         ...this.common(),
       }, this.codec);
   }
@@ -162,7 +159,7 @@ export class FederationRelay<M extends Envelope> {
   private forward(message: M, info: TopicInfo, payload: Buffer): void {
     const maxHops = Math.min(this.options.maxHops ?? 8, MAX_HOPS);
     if (this.stopped || message.hops >= maxHops || info.scope === 'local') return;
-    this.learn(info);
+    this.lists.learn(info);
     if (info.scope === 'to' && info.recipient === this.options.cluster) return;
     if (info.scope === 'multi') {
       this.forwardMulti(message, info, payload);
@@ -191,7 +188,7 @@ export class FederationRelay<M extends Envelope> {
     const usable = (cluster: string): boolean => this.sends(cluster, this.links.get(cluster) ?? { client: { connected: false } }, { message, info, now });
     const recipients = (info.recipients ?? []).filter((r) => r !== self);
     const split = splitByNextHop(recipients, (r) => {
-      const via = this.routes.parent(r);
+      const via = this.lists.routes.parent(r);
       return via !== undefined && live(via) ? via : undefined;
     }, [...this.links.keys()].filter(usable));
     let next: Buffer | undefined;
@@ -220,70 +217,20 @@ export class FederationRelay<M extends Envelope> {
   private sends(cluster: string, link: { client: Pick<BusClient<M>, 'connected'> }, at: { message: M; info: TopicInfo; now: number }): boolean {
     const { message, info, now } = at;
     if (cluster === info.publisher || cluster === message.sender || !link.client.connected) return false;
-    return info.scope !== 'fed' || this.options.tree === false || this.routes.forwards(info.origin, cluster, now);
-  }
-
-  /** Traffic from a neighbour names the way to its origin (the first one stays while its link is up). */
-  private learn(info: TopicInfo): void {
-    if (info.publisher === this.options.cluster || !this.links.has(info.publisher)) return;
-    const current = this.routes.parent(info.origin);
-    if (current !== undefined && this.links.get(current)?.client.connected !== true) this.routes.linkDown(current);
-    if (this.routes.learn(info.origin, info.publisher)) this.declareSoon();
+    return info.scope !== 'fed' || this.options.tree === false || this.lists.routes.forwards(info.origin, cluster, now);
   }
 
   /** A directed message goes only towards its recipient when a live route is known; everything else to every link. */
   private targets(info: TopicInfo): Iterable<[string, { neighbour: Neighbour; client: BusClient<M> }]> {
-    const via = info.scope === 'to' && info.recipient !== undefined ? this.routes.parent(info.recipient) : undefined;
+    const via = info.scope === 'to' && info.recipient !== undefined ? this.lists.routes.parent(info.recipient) : undefined;
     const link = via === undefined ? undefined : this.links.get(via);
     if (via !== undefined && link?.client.connected === true) return [[via, link]];
     return this.links;
   }
 
-  private onLink(cluster: string, up: boolean): void {
-    if (this.stopped || this.options.tree === false) return;
-    // Down: the routes through it go, and so do the lists that kept the other neighbours from sending them here.
-    if (up || this.routes.linkDown(cluster)) this.declareSoon();
-  }
-
-  /** A neighbour's list: `{"v":1,"prune":[origins it gets elsewhere]}` on edgeshifu/v1/<it>/relayctl/<self>. */
-  private onRoutes(topic: string, payload: Buffer): void {
-    const from = topic.split('/')[2] ?? '';
-    if (!this.links.has(from) || payload.length > 1 << 20) return;
-    let prune: unknown;
-    try {
-      prune = (JSON.parse(payload.toString()) as { prune?: unknown }).prune;
-    } catch {
-      prune = undefined;
-    }
-    if (!Array.isArray(prune) || !prune.every((o) => typeof o === 'string')) {
-      this.options.logger?.warn({ neighbour: from }, 'ignored a route list that is not {"prune": [cluster ids]}');
-      return;
-    }
-    if (this.routes.received(from, prune, Date.now())) this.declareSoon();
-  }
-
-  private declareSoon(): void {
-    if (this.stopped || this.options.tree === false || this.declareTimer !== undefined) return;
-    this.declareTimer = setTimeout(() => {
-      this.declareTimer = undefined;
-      this.declareAll();
-    }, DECLARE_DELAY_MS);
-    this.declareTimer.unref();
-  }
-
-  private declareAll(): void {
-    for (const [cluster, link] of this.links) {
-      if (!link.client.connected) continue;
-      const payload = Buffer.from(JSON.stringify({ v: 1, prune: this.routes.pruneFor(cluster) }));
-      link.client.publishPayload(relayControlTopic(this.options.cluster, cluster), payload, 'relayctl').catch((err: unknown) => {
-        this.options.logger?.warn({ neighbour: cluster, err: errorMessage(err) }, 'could not send the route list');
-      });
-    }
-  }
-
   /** The neighbour this relay reaches `cluster` through (its traffic's way in), if known. */
   routeTo(cluster: string): string | undefined {
-    return this.routes.parent(cluster);
+    return this.lists.routes.parent(cluster);
   }
 
   /** How many neighbour links are connected now. */
@@ -293,8 +240,7 @@ export class FederationRelay<M extends Envelope> {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.declareTimer);
-    clearInterval(this.refreshTimer);
+    this.lists.stop();
     await this.local?.stop();
     this.local = undefined;
     for (const link of this.links.values()) await link.client.stop();

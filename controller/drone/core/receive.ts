@@ -1,7 +1,7 @@
 // What the agent does with each message kind it receives (one handler per kind).
 import type { AdvertisementMessage, DroneMessage, HostReplyMessage, SealedVoteMessage, SolutionMessage, VotesMessage } from '../messages/index.ts';
 import { onOffloadRequest, onResources, onWithdraw } from './host-replies.ts';
-import { accept, refuse } from './origin-auction.ts';
+import { accept, refuse } from './origin-commit.ts';
 import { bidSealed, calledHere, closeApp, rebid } from './participant.ts';
 import { appKey, EARLY_VOTES_MAX, newApp, type AppState, type CoreState, type Output } from './state.ts';
 

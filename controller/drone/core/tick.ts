@@ -3,7 +3,8 @@
 // auctions and sealed reservations, periodic slice adverts.
 import { toEach } from './addressing.ts';
 import { advertTick, advertWakeup } from './adverts.ts';
-import { originTick, originWakeup, refuse } from './origin-auction.ts';
+import { originTick, originWakeup } from './origin-auction.ts';
+import { refuse } from './origin-commit.ts';
 import { closeApp, flush, rebid } from './participant.ts';
 import type { AppState, CoreState, Output } from './state.ts';
 
