@@ -78,8 +78,9 @@ export class ModbusLink {
     const client = new ModbusClient();
     client.on('error', () => undefined); // a failure reaches the request in flight; the line is reopened for the next one
     let timer: NodeJS.Timeout | undefined;
+    // a device that never accepts is unreachable (502), as a refused connection is; 504 is for one that accepted and then did not answer
     const deadline = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => { reject(new EdgeshifuError('timeout', `${this.where} did not accept a connection within ${timeoutMs} ms`)); }, timeoutMs);
+      timer = setTimeout(() => { reject(new EdgeshifuError('unavailable', `${this.where} did not accept a connection within ${timeoutMs} ms`)); }, timeoutMs);
     });
     try {
       const opening = target.mode === 'TCP'
