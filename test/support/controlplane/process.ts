@@ -90,6 +90,11 @@ export class ManagedProcess {
     }
   }
 
+  /** Settles when the process started last exits, however it ends. */
+  whenExited(): Promise<void> {
+    return this.exited;
+  }
+
   /** The last lines of the log, for error messages. */
   tail(lines = 25): string {
     try {

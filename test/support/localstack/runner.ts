@@ -1,19 +1,21 @@
-// The development runner of the local edge stack (issue 9). NOT a kubelet: there is no kubelet on
-// this machine, so for every Pod bound to the local KWOK node it starts the container's entrypoint
+// The development runner of the local edge stack. NOT a kubelet: there is no kubelet on this
+// machine, so for every Pod bound to the local KWOK node it starts the container's entrypoint
 // (`tsx <component source>`) as a local process, with the Pod's env and its ConfigMaps written out
-// one file per key, as the volume would be, and stops it when the Pod goes away. No images, no
-// isolation, no probes, no restarts, no resource limits, no Pod status writes (KWOK writes those).
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+// one file per key, as the volume would be, and stops it when the Pod goes away. As a kubelet
+// would, it restarts a process that crashed (restarts.ts) and writes a changed ConfigMap into the
+// volumes that mount it. No images, no isolation, no probes, no resource limits, no Pod status
+// writes (KWOK writes those).
+import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
+import type { KubeConfig, V1ConfigMap, V1Pod } from '@kubernetes/client-node';
 import type { CoreV1Api } from '@kubernetes/client-node';
 import { Informer } from '../../../shared/kube/informer.ts';
 import type { Logger } from '../../../shared/log.ts';
 import { ManagedProcess } from '../controlplane/process.ts';
 import { freePort } from '../controlplane/ports.ts';
 import { planLocalProcess, type LocalProcessPlan } from './pod-process.ts';
+import { Restarting } from './restarts.ts';
 import { DEVICESHIFUS_FILE } from '../../../cli/local-stack.ts';
-
 
 /** Mount paths a component reads from a flag rather than from the fixed path of the image. */
 const MOUNT_FLAGS: Readonly<Record<string, string>> = { '/etc/edgedevice/config': '--config-dir' };
@@ -34,11 +36,16 @@ export interface LocalPod {
   readonly env: Readonly<Record<string, string>>;
   readonly port: number;
   readonly process: ManagedProcess;
+  /** Restarts the process when it crashes. */
+  readonly restarting: Restarting;
+  /** The directory each mounted ConfigMap is written to, by ConfigMap name. */
+  readonly volumes: ReadonlyMap<string, readonly string[]>;
 }
 
 export class DevelopmentRunner {
   private readonly options: RunnerOptions;
   private readonly informer: Informer<V1Pod>;
+  private readonly configMaps: Informer<V1ConfigMap>;
   /** By Pod uid: a Pod recreated under the same name is a new process. */
   private readonly pods = new Map<string, LocalPod>();
   private readonly starting = new Set<string>();
@@ -57,9 +64,15 @@ export class DevelopmentRunner {
     this.informer.on('add', sync);
     this.informer.on('update', sync);
     this.informer.on('delete', (pod) => { void this.remove(pod.metadata?.uid ?? ''); });
+    this.configMaps = new Informer<V1ConfigMap>({
+      kc: options.kc, path: `/api/v1/namespaces/${namespace}/configmaps`, logger: options.logger,
+      list: () => core.listNamespacedConfigMap({ namespace }),
+    });
+    this.configMaps.on('update', (configMap) => { void this.deliver(configMap); });
   }
 
   async start(): Promise<void> {
+    await this.configMaps.start();
     await this.informer.start();
   }
 
@@ -71,6 +84,7 @@ export class DevelopmentRunner {
   async stop(): Promise<void> {
     this.stopped = true;
     await this.informer.stop();
+    await this.configMaps.stop();
     await Promise.all([...this.pods.keys()].map((uid) => this.remove(uid)));
   }
 
@@ -105,12 +119,14 @@ export class DevelopmentRunner {
   private async launch(plan: LocalProcessPlan): Promise<LocalPod> {
     const { core, namespace, dir, kubeconfigPath } = this.options;
     const flags: string[] = [];
+    const volumes = new Map<string, string[]>();
     for (const [index, mount] of plan.configMaps.entries()) {
       const configMap = await core.readNamespacedConfigMap({ name: mount.configMap, namespace });
       const target = join(dir, 'pods', plan.pod, `volume-${String(index)}`);
       await rm(target, { recursive: true, force: true });
       await mkdir(target, { recursive: true });
-      for (const [key, value] of Object.entries(configMap.data ?? {})) await writeFile(join(target, key), value);
+      await writeVolume(target, configMap);
+      volumes.set(mount.configMap, [...(volumes.get(mount.configMap) ?? []), target]);
       const flag = MOUNT_FLAGS[mount.mountPath];
       if (flag !== undefined) flags.push(flag, target);
     }
@@ -118,15 +134,30 @@ export class DevelopmentRunner {
     // Secret values would show in this process's argv (`env K=V`): the runner does not pass them
     if (plan.secretEnv.length > 0) this.options.logger.warn({ pod: plan.pod, env: plan.secretEnv.map((r) => r.env) }, 'secretKeyRef env not passed by the development runner');
     const port = await freePort();
+    await mkdir(join(dir, 'logs'), { recursive: true });
     const process = new ManagedProcess({
       name: plan.pod, logFile: join(dir, 'logs', `${plan.pod}.log`),
       // `env` execs the program: the pid (and its process group) stays the one ManagedProcess stops
       command: 'env',
       args: [...Object.entries(env).map(([k, v]) => `${k}=${v}`), join('node_modules', '.bin', 'tsx'), plan.entrypoint, ...plan.args, ...flags, '--port', String(port)],
     });
-    process.start();
+    const restarting = new Restarting(process, this.options.logger);
+    restarting.start();
     this.options.logger.info({ pod: plan.pod, port, pid: process.pid }, 'pod started as a local process');
-    return { pod: plan.pod, env: plan.env, port, process };
+    return { pod: plan.pod, env: plan.env, port, process, restarting, volumes };
+  }
+
+  /** A changed ConfigMap reaches every volume that mounts it, as the kubelet's volume update does. */
+  private async deliver(configMap: V1ConfigMap): Promise<void> {
+    const name = configMap.metadata?.name ?? '';
+    for (const local of this.pods.values()) {
+      for (const target of local.volumes.get(name) ?? []) {
+        await writeVolume(target, configMap).catch((err: unknown) => {
+          this.options.logger.warn({ pod: local.pod, configMap: name, err: (err as Error).message }, 'ConfigMap change not delivered');
+        });
+        this.options.logger.info({ pod: local.pod, configMap: name }, 'ConfigMap change delivered');
+      }
+    }
   }
 
   /** Writes where each deviceShifu listens (for `edgeshifu call`), whole (by rename), in the order of the changes. */
@@ -146,8 +177,20 @@ export class DevelopmentRunner {
     const local = this.pods.get(uid);
     if (local === undefined) return;
     this.pods.delete(uid);
-    await local.process.stop();
+    await local.restarting.stop();
     await this.publish();
     this.options.logger.info({ pod: local.pod }, 'pod gone: local process stopped');
+  }
+}
+
+/** One file per key, each replaced whole (by rename), and the keys no longer in the ConfigMap removed. */
+async function writeVolume(target: string, configMap: V1ConfigMap): Promise<void> {
+  const data = configMap.data ?? {};
+  for (const [key, value] of Object.entries(data)) {
+    await writeFile(join(target, `.${key}.tmp`), value);
+    await rename(join(target, `.${key}.tmp`), join(target, key));
+  }
+  for (const file of await readdir(target)) {
+    if (!file.startsWith('.') && !(file in data)) await rm(join(target, file), { force: true });
   }
 }

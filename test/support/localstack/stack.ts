@@ -19,6 +19,7 @@ import { createLogger } from '../../../shared/log.ts';
 import { GROUP, VERSION } from '../../../shared/crds/resources.ts';
 import { LOCAL_DEVICES, deviceManifests, startMock, type LocalDevice } from './devices.ts';
 import { DevelopmentRunner } from './runner.ts';
+import { Restarting } from './restarts.ts';
 import {
   DEMO, demoManifests, droneArgs, droneEnv, federate, followOffload, heard, NEIGHBOUR_ID, NEIGHBOUR_NODE, planFederation, ROOMY_NODE, SMALL_NODE,
   type DroneMember,
@@ -48,7 +49,7 @@ export interface ServedDevice {
 export interface NeighbourCluster {
   readonly id: string;
   readonly cluster: TestCluster;
-  readonly controller: ManagedProcess;
+  readonly controller: Restarting;
   readonly node: string;
   readonly edgeMapUrl: string;
 }
@@ -64,8 +65,8 @@ export interface LocalFederation {
 
 export interface LocalStack {
   readonly cluster: TestCluster;
-  readonly controller: ManagedProcess;
-  readonly shifud: ManagedProcess;
+  readonly controller: Restarting;
+  readonly shifud: Restarting;
   readonly devices: readonly ServedDevice[];
   readonly edgeMapUrl: string;
   readonly federation?: LocalFederation;
@@ -84,10 +85,11 @@ export async function applyObjects(kubeconfig: string, objects: readonly unknown
   return applied.stdout.trim();
 }
 
-function component(name: string, logFile: string, env: Readonly<Record<string, string>>, args: readonly string[]): ManagedProcess {
-  const process = new ManagedProcess({ name, command: TSX, args, logFile, env });
-  process.start();
-  return process;
+/** A component process, restarted when it crashes as the kubelet would restart its container. */
+function component(name: string, logFile: string, env: Readonly<Record<string, string>>, args: readonly string[]): Restarting {
+  const restarting = new Restarting(new ManagedProcess({ name, command: TSX, args, logFile, env }), createLogger('localstack', { destination: process.stderr }));
+  restarting.start();
+  return restarting;
 }
 
 function controllerArgs(kubeconfig: string, port: number): string[] {
@@ -191,7 +193,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     await waitFor(`shifud's EdgeNode ${LOCAL_NODE} to report free resources`, async () => {
       const edgeNode = await kube.custom.getClusterCustomObject({ group: GROUP, version: VERSION, plural: 'edgenodes', name: LOCAL_NODE }) as { status?: { free?: object } };
       return edgeNode.status?.free;
-    }, { timeoutMs: 60_000, abortIf: () => (shifud.running ? undefined : `shifud exited:\n${shifud.tail()}`) });
+    }, { timeoutMs: 60_000, abortIf: () => (shifud.process.running ? undefined : `shifud exited:\n${shifud.process.tail()}`) });
     const devices = await startEdge(kube, dir, stoppers, progress);
     const federation = plan === undefined || neighbour === undefined ? undefined
       : { home: plan.home.id, neighbour, demo: DEMO, demoRunning: await offloadDemo(kube, neighbour, plan.home.id, progress) };
