@@ -1,6 +1,7 @@
 // A node resource sample as shifud takes it (sampler.ts) and publishes it on MQTT, and the
 // capacity/free quantities the EdgeNode status carries.
 import type { EdgeNodeStatus } from '../shared/crds/edgenode.ts';
+import { kibibytes } from '../shared/kube/quantity.ts';
 
 export interface NetworkInterface {
   readonly name: string;
@@ -26,15 +27,15 @@ export function freeCores(sample: NodeSample): number {
 
 type NodeResources = NonNullable<EdgeNodeStatus['capacity']>;
 
-/** Quantities as Kubernetes writes them: CPU in millicores, bytes as plain integers. */
+/** Quantities as the kubelet writes a Node's: CPU in millicores, memory and disk in kibibytes. */
 export function capacityOf(sample: NodeSample): NodeResources {
-  return { cpu: `${Math.round(sample.cpu.cores * 1000)}m`, memory: `${Math.round(sample.memory.totalBytes)}`, disk: `${Math.round(sample.disk.totalBytes)}` };
+  return { cpu: `${Math.round(sample.cpu.cores * 1000)}m`, memory: kibibytes(sample.memory.totalBytes), disk: kibibytes(sample.disk.totalBytes) };
 }
 
 export function freeOf(sample: NodeSample): NodeResources {
   return {
     cpu: `${Math.round(freeCores(sample) * 1000)}m`,
-    memory: `${Math.round(sample.memory.availableBytes)}`,
-    disk: `${Math.round(sample.disk.availableBytes)}`,
+    memory: kibibytes(sample.memory.availableBytes),
+    disk: kibibytes(sample.disk.availableBytes),
   };
 }

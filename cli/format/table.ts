@@ -34,9 +34,9 @@ export function age(time: string | undefined, now: Date): string | undefined {
 }
 
 /**
- * A memory or disk quantity as the reader wants it, still a Kubernetes quantity: shifud writes
- * bytes ("21911265280"), a Node "16305912Ki". Examples: "21911265280" → "20.4Gi"; "4Gi" → "4Gi";
- * "512Mi" → "512Mi"; "oops" → "oops" (shown as written).
+ * A memory or disk quantity as the reader wants it, still a Kubernetes quantity: a Node and
+ * shifud write "16305912Ki", an older shifud or a user plain bytes ("21911265280"). Examples:
+ * "21911265280" → "20.4Gi"; "4Gi" → "4Gi"; "512Mi" → "512Mi"; "oops" → "oops" (shown as written).
  */
 export function byteQuantity(value: string | number | undefined): string | undefined {
   if (value === undefined) return undefined;

@@ -24,6 +24,11 @@ export function cpuMillis(quantity: string | number): number {
   return Math.round(parseQuantity(quantity) * 1000);
 }
 
+/** Bytes as the kubelet writes a Node's memory: whole kibibytes ("24684092Ki"), exact to 1 KiB. */
+export function kibibytes(bytes: number): string {
+  return `${String(Math.floor(bytes / 1024))}Ki`;
+}
+
 /** Bytes as "3.2Gi"-style text for messages. */
 export function formatBytes(bytes: number): string {
   const units: Array<[string, number]> = [['Gi', 2 ** 30], ['Mi', 2 ** 20], ['Ki', 2 ** 10]];

@@ -6,6 +6,7 @@ import { freshNamespace, sharedKube, uniqueName } from '../support/cluster.ts';
 import { waitFor } from '../support/wait.ts';
 import { deleteEdgeNode, fastConfig, readEdgeNode, startShifud } from './harness.ts';
 import type { EdgeNode } from '../../shifud/node-status.ts';
+import { parseQuantity } from '../../shared/kube/quantity.ts';
 
 test('shifud registers its EdgeNode and reports capacity, free resources, heartbeat and Ready', async (t) => {
   const kube = await sharedKube();
@@ -22,9 +23,9 @@ test('shifud registers its EdgeNode and reports capacity, free resources, heartb
   t.is(registered.metadata.labels?.['app.kubernetes.io/managed-by'], 'shifud');
   const status = registered.status!;
   t.regex(String(status.capacity?.cpu), /^\d+m$/, 'CPU in millicores');
-  t.true(Number(status.capacity?.memory) > 0, 'memory in bytes');
-  t.true(Number(status.capacity?.disk) > 0, 'disk in bytes');
-  t.true(Number(status.free?.memory) <= Number(status.capacity?.memory), 'free memory within capacity');
+  t.regex(String(status.capacity?.memory), /^[1-9]\d*Ki$/, 'memory in kibibytes, as a Node has it');
+  t.regex(String(status.capacity?.disk), /^[1-9]\d*Ki$/, 'disk in kibibytes');
+  t.true(parseQuantity(status.free?.memory ?? '') <= parseQuantity(status.capacity?.memory ?? ''), 'free memory within capacity');
   const ready = status.conditions?.find((c) => c.type === 'Ready');
   t.like(ready, { status: 'True', reason: 'Sampling', observedGeneration: registered.metadata.generation });
   t.is(status.observedGeneration, registered.metadata.generation);
