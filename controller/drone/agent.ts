@@ -2,7 +2,7 @@
 // jobs, the resources daemon's figures and a real clock, publishes what the core says on the
 // versioned topics and emits its decisions. One agent per cluster, under the controller's leader
 // election; the Kubernetes workflow that acts on decisions (OffloadRequest/HostRequest CRs) is
-// issue 8's and subscribes to `decision`.
+// controller/offload/'s and subscribes to `decision`.
 import { EventEmitter } from 'node:events';
 import type { Logger } from '../../shared/log.ts';
 import { agentFilters, broadcastTopic, directTopic, multiFilters, multiTopic } from '../../shared/bus/topics.ts';
@@ -35,7 +35,7 @@ export interface DroneAgentOptions {
   readonly signal?: AbortSignal;
 }
 
-/** Messages the auction core does not handle: the Kubernetes side of offloading (issue 8) does. */
+/** Messages the auction core does not handle: the Kubernetes side of offloading does. */
 export type OffloadMessage = Extract<DroneMessage, { kind: 'lease' | 'host-status' }>;
 type DirectedBody = Extract<DroneBody, { to: string }>;
 
