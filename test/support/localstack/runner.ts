@@ -1,4 +1,4 @@
-// The development runner of the local edge stack (issue 9). NOT a kubelet: there is no kubelet on
+// The development runner of the local edge stack. NOT a kubelet: there is no kubelet on
 // this machine, so for every Pod bound to the local KWOK node it starts the container's entrypoint
 // (`tsx <component source>`) as a local process, with the Pod's env and its ConfigMaps written out
 // one file per key, as the volume would be, and stops it when the Pod goes away. No images, no
