@@ -1,4 +1,4 @@
-// Lint limits that keep functions small and promises handled (STYLE.md, "Pepr").
+// Lint limits that keep functions and files small and promises handled (modelled on Pepr's lint rules).
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(

@@ -1,4 +1,4 @@
-// The controller's caches on the V8 heap (issue 3, footprint), without a cluster: N EdgeDevices,
+// The controller's caches on the V8 heap (footprint), without a cluster: N EdgeDevices,
 // their Deployments, Services and deviceShifu pods, N other pods, the record of applied objects and
 // the edgeMap, built through the same informers and projections as the controller (objects decoded
 // from JSON page by page, as a list arrives), against the full objects cached as decoded (less

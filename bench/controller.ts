@@ -1,4 +1,4 @@
-// Controller benchmark (issue 3): N EdgeDevices on M KWOK nodes, on the real control plane.
+// Controller benchmark: N EdgeDevices on M KWOK nodes, on the real control plane.
 //  - baseline: a bare loop writes the same Deployment, Service and ServiceAccount per device
 //    straight to the API server (the API server's own cost for the writes), on a control plane of
 //    its own, stopped before the controller's run (its 10,000 pods kept the machine busy before);
@@ -185,7 +185,7 @@ try {
   console.log(`  controller: creation → all bundles:      ${(controllerMs / 1000).toFixed(1)} s, ${(objects / (controllerMs / 1000)).toFixed(0)} bundle objects/s (+ status writes)`);
   console.log(`  ratio controller / baseline per object:  ${((controllerMs / objects) / (baselineMs / (DEVICES * 3))).toFixed(2)}`);
   console.log(`  controller API writes per device:        ${writes} (baseline: 3)`);
-  console.log(`  controller RSS: idle ${idleRss.toFixed(0)} MB, peak ${peak.toFixed(0)} MB (seed goal < 100 MB)`);
+  console.log(`  controller RSS: idle ${idleRss.toFixed(0)} MB, peak ${peak.toFixed(0)} MB (goal < 100 MB)`);
   if (SETTLE_S > 0) console.log(`  then ${String(SETTLE_S)} s of steady state: RSS ${settled.min.toFixed(0)}–${settled.max.toFixed(0)} MB sampled every 5 s, peak ${settled.peak.toFixed(0)} MB (VmHWM)`);
   console.log(`  machine load (1/5/15 min): before ${loadBefore}, after ${load()}`);
 } finally {

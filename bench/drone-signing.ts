@@ -1,4 +1,4 @@
-// Cost of end-to-end signatures per DRONE message (issue 7): Ed25519 sign at the sender and verify
+// Cost of end-to-end signatures per DRONE message: Ed25519 sign at the sender and verify
 // at each receiver, against what every message costs anyway (encode at the sender, decode and
 // validate at each receiver), on the same machine in the same run. The end-to-end cost in a
 // federation: BENCH_SIGNATURES=1 npm run bench:drone.

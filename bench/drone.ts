@@ -1,4 +1,4 @@
-// DRONE benchmark (issue 7): real aedes brokers on loopback, one per cluster, joined by relays
+// DRONE benchmark: real aedes brokers on loopback, one per cluster, joined by relays
 // (line and random topologies). The clusters (broker, relay, agent) run in BENCH_PROCESSES child
 // processes, round-robin (bench/drone-worker.ts), so that one process is not the bottleneck; rows
 // with "1 process" run them all in this process as the baseline. For each federation size: time

@@ -1,4 +1,4 @@
-// edgeMap benchmark (issue 6): 10,000 devices and 200 nodes. Prints graph memory, build time,
+// edgeMap benchmark: 10,000 devices and 200 nodes. Prints graph memory, build time,
 // closest-node query p50/p99, snapshot size and time, each beside a baseline measured in the same
 // run (a plain Map / a linear scan over a plain array), as a ratio.
 //   npm run bench:edgemap      (node --expose-gc --import=tsx bench/edgemap.ts)

@@ -1,4 +1,4 @@
-// Offloading end to end (issue 8): two real control planes with KWOK nodes, both controllers
+// Offloading end to end: two real control planes with KWOK nodes, both controllers
 // in this process with DRONE on; a resource-poor cluster `a` offloads N two-component apps, one
 // after another, to `b`. Per request: created → PENDING (the agreement, written) → RUNNING (both
 // components LAUNCHED: Deployments available on b's KWOK nodes, Services and EndpointSlice on a).

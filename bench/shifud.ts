@@ -1,4 +1,4 @@
-// shifud benchmark (issue 5: RSS under 50 MB, idle CPU under 1%): the bundled shifud
+// shifud benchmark (RSS under 50 MB, idle CPU under 1%): the bundled shifud
 // (dist/bundle/shifud.js, as the image runs it) with the DaemonSet's V8 flags, on a private
 // control plane with N TCP EdgeDevices (one mock device on loopback) at the default periods.
 // Once every device is Reachable and a warm-up has passed, over the idle window: RSS (mean, max,

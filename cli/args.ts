@@ -1,4 +1,4 @@
-// The command line of `edgeshifu` (issue 9), pure: which command the words name, its options
+// The command line of `edgeshifu`, pure: which command the words name, its options
 // parsed with node:util parseArgs (no dependency), and the help text, all from one spec per
 // command. A mistake in the command line is a UsageError (exit 2) naming what to fix.
 import { parseArgs } from 'node:util';

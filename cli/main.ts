@@ -1,4 +1,4 @@
-// `edgeshifu`, the command line of issue 9: finds the command, parses its options, runs it, and
+// `edgeshifu`, the command line: finds the command, parses its options, runs it, and
 // turns every failure into one message and an exit code: 0 done, 1 failed, 2 bad command line.
 import { renderHelp, renderOverview, locateCommand, parseInvocation, UsageError, wantsHelp, type CommandSpec } from './args.ts';
 import { CliContext, type CliEnvironment, type Terminal } from './context.ts';

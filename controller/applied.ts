@@ -14,7 +14,7 @@ const jsonOf = (value: unknown): string => json(value) ?? 'null';
  * the object's own key order: both sides of every comparison are built by the same code from the
  * same data (or both decoded from the API server, whose encoder is deterministic), so the order
  * agrees. Were it ever to differ, the cost is one idempotent apply, never a missed change. Sorting
- * keys cost ~90 KB of garbage per reconcile under the image's flags (issue 3, steady state).
+ * keys cost ~90 KB of garbage per reconcile under the image's flags (steady state).
  */
 export function hashOf(value: unknown): number {
   return Number.parseInt(hash('sha256', jsonOf(value)).slice(0, 12), 16);
@@ -65,7 +65,7 @@ const STRIDE = 3;
  * Records per owner (a device's bundle, a component), one object of each kind per owner: the kind
  * names the record. Each owner's record is one flat array of numbers (kind, hash, marker per
  * object), which V8 keeps unboxed: ~0.2 KB per five-object bundle, against 0.5 KB for an object
- * of {hash, marker} records and ~1.5 KB for a string per object (issue 3, footprint).
+ * of {hash, marker} records and ~1.5 KB for a string per object (footprint).
  */
 export class AppliedObjects {
   private readonly records = new Map<string, number[]>();

@@ -7,7 +7,7 @@ const DEFAULT_IMAGE = 'ghcr.io/edgeshifu/edgeshifu:0.1.0';
 
 export const ControllerConfig = Type.Object({
   kubeconfig: Type.Optional(Type.String({ description: 'Kubeconfig file; in-cluster configuration when absent.' })),
-  deviceShifuNamespace: Type.String({ default: 'deviceshifu', description: 'Where deviceShifu Deployments and Services live (seed 004).' }),
+  deviceShifuNamespace: Type.String({ default: 'deviceshifu', description: 'Where deviceShifu Deployments and Services live.' }),
   deviceShifuImage: Type.String({ default: DEFAULT_IMAGE, description: 'Image for every protocol unless overridden.' }),
   deviceShifuImages: Type.String({ default: '', description: `Per-protocol images: "MQTT=repo/img:tag,Socket=...". Protocols: ${PROTOCOLS.join(', ')}.` }),
   serviceType: Type.String({ enum: ['ClusterIP', 'NodePort', 'LoadBalancer'], default: 'ClusterIP', description: 'Type of each deviceShifu Service (LoadBalancer works on k3s with ServiceLB).' }),
@@ -32,7 +32,7 @@ export const ControllerConfig = Type.Object({
   leaseNamespace: Type.String({ default: 'edgeshifu-system' }),
   leaseName: Type.String({ default: 'edgeshifu-controller' }),
   identity: Type.Optional(Type.String({ description: 'Leader-election identity; the pod name (HOSTNAME) by default.' })),
-  // DRONE offloading (issue 8): off unless --drone-cluster is set
+  // DRONE offloading: off unless --drone-cluster is set
   ...OffloadSettings.properties,
 });
 export type ControllerConfig = Static<typeof ControllerConfig>;

@@ -1,8 +1,8 @@
-// Feeds the edgeMap from what the reconcilers see (seed 004: add/remove devices and nodes). The
+// Feeds the edgeMap from what the reconcilers see (add/remove devices and nodes). The
 // map refuses links to vertices it does not hold yet, so links wait here until both ends exist.
 // A device's links are its own (nodes name only nodes as neighbours): once made they are read back
 // from the map, and only those still waiting for their node are held here, which spares 10,000
-// devices a record each (issue 3, footprint).
+// devices a record each (footprint).
 import type { EdgeMap, LinkType, NodeAttributes } from '../edgemap/index.ts';
 import type { Logger } from '../shared/log.ts';
 import type { DeviceFacts, NodeFacts, Topology } from './topology.ts';

@@ -1,4 +1,4 @@
-// Every write the controller makes, behind one narrow interface (STYLE.md habit 5): server-side
+// Every write the controller makes, behind one narrow interface: server-side
 // apply with a fixed field manager, deletes that tolerate "already gone", status and finalizer
 // patches guarded by resourceVersion, and Events.
 import type { KubernetesObject } from '@kubernetes/client-node';

@@ -1,4 +1,4 @@
-// Leader election on a coordination.k8s.io Lease (client-node has none: REFERENCE.md §7), with
+// Leader election on a coordination.k8s.io Lease (client-node has none: README.md, "HA and stateless"), with
 // client-go's timings: 15 s lease, renew within 10 s, retry every 2 s. Only the leader
 // reconciles; a leader that cannot renew in time stops leading (the caller exits), and a leader
 // that stops cleanly hands the lease back so the next one takes over at once.

@@ -242,7 +242,7 @@ export class Controller {
     const changed = !this.availability.has(name) || this.availability.get(name) !== usable;
     this.availability.set(name, usable);
     // devices waiting for room look again at any node change; placed ones only when availability
-    // changed: a heartbeat of each of 100 nodes must not scan 10,000 devices (issue 3, steady state)
+    // changed: a heartbeat of each of 100 nodes must not scan 10,000 devices (steady state)
     for (const key of this.waiting) this.enqueue(key);
     if (changed) this.devicesWhere((d) => d.status?.nodeName === name || d.spec.attachedNode === name);
   }

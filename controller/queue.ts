@@ -54,7 +54,7 @@ export class WorkQueue {
     const existing = this.due.get(key);
     if (existing !== undefined && existing <= at) return;
     // one timer for all delayed keys: a timer per key cost ~360 bytes each, and every device
-    // waits for its periodic resync (issue 3, footprint); a replaced entry is skipped when due
+    // waits for its periodic resync (footprint); a replaced entry is skipped when due
     this.due.set(key, at);
     this.delayed.push(at, key);
     this.arm();

@@ -1,5 +1,5 @@
 // What the controller caches of each watched object: one compact record, made at the informer
-// boundary so the decoded object is dropped at once (issue 3, footprint: 10,000 devices under
+// boundary so the decoded object is dropped at once (footprint: 10,000 devices under
 // 100 MB). Each record holds exactly what a reader uses: planning (reconcile/plan.ts), the pod
 // index and placement (scheduling/), the record of applied objects (applied.ts) and DRONE's
 // capacity (offload/manager.ts reads pods through PodRecord's V1Pod view). Pure.

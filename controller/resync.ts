@@ -2,7 +2,7 @@
 // resync period, by a hash of the key: devices created, or touched, together would otherwise
 // resync together for ever, one period apart. At 10,000 devices such a crowd was every device
 // within ~10 s once a minute, ~600 MB of garbage in that window under the image's flags and a
-// steady-state RSS peak over 100 MB (issue 3).
+// steady-state RSS peak over 100 MB.
 
 /** FNV-1a, 32 bits: cheap, allocates nothing, spreads keys that differ in a digit. */
 function fnv1a(key: string): number {

@@ -1,5 +1,5 @@
 // EdgeDevice status as the controller sees it (pure): its conditions, the phase it may set, and
-// whether anything changed, so status is written once per change (STYLE.md habit 4; Shifu wrote
+// whether anything changed, so status is written once per change (Shifu wrote
 // every device every second).
 import type { Condition } from '../shared/crds/schema.ts';
 import type { EdgeDevicePhase, EdgeDeviceStatus } from '../shared/crds/edgedevice.ts';
@@ -56,7 +56,7 @@ export function nextStatus(current: EdgeDeviceStatus | undefined, view: Controll
 /**
  * Equal as JSON: key order, and keys whose value is undefined, never read as a change. Compared in
  * place: serialising both sides with sorted keys cost ~20 KB of garbage per reconcile under the
- * image's flags, on every resync of every device (issue 3, steady state).
+ * image's flags, on every resync of every device (steady state).
  */
 export function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;

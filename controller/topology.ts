@@ -1,5 +1,4 @@
-// What the reconcilers tell the edgeMap (seed 004: "Add the edgeDevice to edgeMap", "Delete the
-// edgeNode from edgeMap"): a narrow port, so reconcilers do not depend on the graph library.
+// What the reconcilers tell the edgeMap (devices and nodes added and removed): a narrow port, so reconcilers do not depend on the graph library.
 import type { EdgeDeviceSpec, EdgeDevicePhase } from '../shared/crds/edgedevice.ts';
 import type { EdgeNodeSpec, EdgeNodeStatus } from '../shared/crds/edgenode.ts';
 import type { LINK_TYPES } from '../shared/crds/schema.ts';

@@ -1,5 +1,5 @@
 // The controller's view of the cluster: one informer per kind it reads, each caching a compact
-// record (records.ts) or a slimmed object, never the object as decoded (issue 3, footprint).
+// record (records.ts) or a slimmed object, never the object as decoded (footprint).
 import type { KubernetesListObject, KubernetesObject, V1ConfigMap, V1Deployment, V1Node, V1Pod, V1Service } from '@kubernetes/client-node';
 import type { KubeClient, Query } from '../shared/kube/client.ts';
 import { GROUP, VERSION, type CustomObject } from '../shared/crds/resources.ts';

@@ -1,6 +1,6 @@
 // One deviceShifu: the HTTP server, the driver of the current EdgeDevice, its telemetry loops, the
 // reachability probe and the status writer. `update()` swaps configuration or device while the
-// server keeps serving (hot reload, Shifu issue #766). Each instance owns all of its state.
+// server keeps serving (hot reload, which Shifu's deviceShifu lacks: README.md). Each instance owns all of its state.
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sleep } from '../shared/backoff.ts';

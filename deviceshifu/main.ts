@@ -3,8 +3,8 @@
 //   Standalone mode: --config-dir <dir> --edgedevice-file <yaml>, no Kubernetes.
 // Other settings: see settings.ts (flags --kebab-case or EDGESHIFU_* variables).
 import { loadConfig, printableConfig } from '../shared/config.ts';
-import { isEdgeshifuError } from '../shared/errors.ts';
 import { createLogger } from '../shared/log.ts';
+import { serveUntilSignal } from '../shared/serve.ts';
 import { runInCluster, runStandalone, type RunningDeviceShifu } from './run.ts';
 import { Settings } from './settings.ts';
 
@@ -17,13 +17,4 @@ async function main(): Promise<RunningDeviceShifu> {
   return settings.edgedeviceFile === undefined ? runInCluster(options) : runStandalone({ ...options, edgedeviceFile: settings.edgedeviceFile });
 }
 
-try {
-  const running = await main();
-  const stop = (): void => { void running.stop().then(() => process.exit(0)); };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-} catch (err) {
-  logger.error({ err: (err as Error).message }, 'deviceShifu failed to start');
-  // 2 for configuration to fix, as the controller and shifud; 1 for anything else
-  process.exitCode = isEdgeshifuError(err, 'invalid') ? 2 : 1;
-}
+await serveUntilSignal(logger, 'deviceShifu', main);

@@ -1,7 +1,7 @@
 // The edgeMap's links, by vertex: each vertex's neighbours with the one link to each. Pure.
 //
 // Most vertices are devices with a single link, to their node, and the controller holds one per
-// EdgeDevice (issue 3: 10,000 devices under 100 MB). A vertex with one neighbour therefore holds
+// EdgeDevice (10,000 devices under 100 MB). A vertex with one neighbour therefore holds
 // that link itself, a few neighbours make a short list, and only a vertex with many, as a node
 // serving hundreds of devices, gets a Map: a Map per device costs ~180 bytes of heap, a one-entry
 // list ~60, the link alone nothing more. graphology, which

@@ -1,4 +1,4 @@
-// The edgeMap component (issue 6): the model, its queries, snapshots and the HTTP shell.
+// The edgeMap component: the model, its queries, snapshots and the HTTP shell.
 export * from './model.ts';
 export { EdgeMap, type EdgeMapOptions } from './map.ts';
 export type { EdgeMapView } from './view.ts';

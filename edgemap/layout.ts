@@ -1,4 +1,4 @@
-// A cheap deterministic layout for the page (issue 6: readable with 1,000 devices, no force
+// A cheap deterministic layout for the page (readable with 1,000 devices, no force
 // layout in the browser): each edgeNode sits in a grid cell with the devices it serves on a
 // sunflower spiral around it; devices with no node share a last cell; remoteClusters ring the
 // grid. O(V + E), and the same topology always gives the same picture.

@@ -1,6 +1,6 @@
 // Which link types may join which vertex kinds: a remoteCluster is reached over the federation
 // bus only, and a Federation link joins a remoteCluster to another one or to the local edgeNode
-// that peers with it, never to a device (issue 6).
+// that peers with it, never to a device.
 import { EdgeshifuError } from '../shared/errors.ts';
 import type { LinkType, VertexKind } from './model.ts';
 

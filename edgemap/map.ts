@@ -1,4 +1,4 @@
-// The edgeMap (seed 004): the topology of edgeNodes, edgeDevices and remoteClusters with typed
+// The edgeMap: the topology of edgeNodes, edgeDevices and remoteClusters with typed
 // links, held in its own vertex table and adjacency (adjacency.ts). Pure and synchronous: the controller applies informer
 // events to it and subscribers (the SSE stream) hear each change.
 //
@@ -38,7 +38,7 @@ export class EdgeMap implements EdgeMapView {
   readonly #links = new Adjacency();
   /**
    * Nodes' and clusters' keys, which queries go through by kind; devices are not indexed: one Set
-   * entry each cost ~40 bytes at 10,000 devices (issue 3), and nothing hot lists them by kind.
+   * entry each cost ~40 bytes at 10,000 devices, and nothing hot lists them by kind.
    */
   readonly #byKind = new Map<IndexedKind, Set<string>>(INDEXED_KINDS.map((k) => [k, new Set<string>()]));
   readonly #placed = new Map<string, Set<string>>();

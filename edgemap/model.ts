@@ -1,5 +1,5 @@
-// The edgeMap's vocabulary (seed 004, "edgeMap data structure"): an edgeVertex is an edgeNode, an
-// edgeDevice or, for federation (issue 6), a remoteCluster; an edgeLink says how two vertices are
+// The edgeMap's vocabulary: an edgeVertex is an edgeNode, an
+// edgeDevice or, for federation, a remoteCluster; an edgeLink says how two vertices are
 // connected. Written once in TypeBox so the same object types the code and validates input.
 import { Type, type Static } from '@sinclair/typebox';
 import { PHASES as DEVICE_PHASES } from '../shared/crds/edgedevice.ts';

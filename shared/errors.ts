@@ -1,5 +1,4 @@
-// Typed errors with a kind, so callers map them to HTTP codes, conditions and metrics in one place
-// (STYLE.md, "Typed errors").
+// Typed errors with a kind, so callers map them to HTTP codes, conditions and metrics in one place.
 export const ERROR_KINDS = [
   'invalid',      // bad input: a resource, message, request or configuration that must be fixed by its author
   'not-found',    // something referenced does not exist (yet)

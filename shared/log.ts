@@ -34,7 +34,7 @@ export function createLogger(component: string, options: LogOptions = {}): Logge
 /**
  * A child logger made on its first use. A pino child runs every binding through the redaction's
  * wildcard paths: ~250 µs and ~135 KB of garbage each under the image's flags (scratch measure,
- * issue 3). A reconcile that logs nothing (nearly all of them) then costs nothing.
+ * controller/README.md). A reconcile that logs nothing (nearly all of them) then costs nothing.
  */
 export function deferredChild(parent: Logger, bindings: Record<string, unknown>): Logger {
   let child: Logger | undefined;

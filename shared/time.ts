@@ -1,6 +1,6 @@
 // Timestamps written from Date's UTC getters. V8's own formatters (toISOString, toJSON,
 // toUTCString) load ICU's time zone data on first use, UTC or not: about 0.8 MB of RSS in
-// deviceShifu and shifud (issues 4 and 5) for what these few lines write as well. Node's HTTP
+// deviceShifu and shifud for what these few lines write as well. Node's HTTP
 // server formats its Date header with toUTCString, so servers set that header themselves.
 
 const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];

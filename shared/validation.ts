@@ -14,7 +14,7 @@ const KUBERNETES_KEYWORDS = ['x-kubernetes-int-or-string', 'x-kubernetes-validat
 
 // One ajv for the process and one compiled function per schema object: every Ajv instance
 // compiles JSON Schema's meta-schema on its first compile, and each Validator had its own (about
-// 1 MB of deviceShifu's RSS at start, issue 4). The schemas are ours, written in TypeBox and
+// 1 MB of deviceShifu's RSS at start). The schemas are ours, written in TypeBox and
 // tested, so they are not checked against the meta-schema either.
 let compiler: Ajv | undefined;
 const compiled = new WeakMap<TSchema, ValidateFunction>();

@@ -1,5 +1,5 @@
 // Parses the network addresses EdgeDevices carry ("host:port", "[v6]:port", "scheme://host:port/…")
-// into host and port, or says exactly what is wrong and how to write it instead (issue 5, bad input).
+// into host and port, or says exactly what is wrong and how to write it instead (bad input).
 import { isIP } from 'node:net';
 
 export interface Endpoint {

@@ -1,6 +1,6 @@
 // One backoff for every write shifud makes: when the API server is away, writes stop until the
 // backoff says to try again, and a single line is logged per outage, not one per write
-// (issue 5: "backs off and recovers; never floods the API").
+// (it backs off and recovers, and never floods the API).
 import { Backoff } from '../shared/backoff.ts';
 import { toKubeError } from '../shared/kube/errors.ts';
 import type { EdgeshifuError } from '../shared/errors.ts';

@@ -39,7 +39,7 @@ export const ShifudConfig = Type.Object({
   mqttUsername: Type.Optional(Type.String()),
   mqttPassword: Type.Optional(Type.String({ secret: true })),
   mqttTopicPrefix: Type.String({ default: 'edgeshifu/v1/nodes' }),
-  // unattended discovery (issue 5, optional): only these subnets and ports, never beyond
+  // unattended discovery (optional): only these subnets and ports, never beyond
   discoverySubnets: Type.Array(Type.String(), { default: [], description: 'IPv4 CIDRs to scan for candidates, e.g. 192.168.1.0/24.' }),
   discoveryPorts: Type.Array(Type.String(), { default: [], description: 'TCP ports to try on each address of the subnets.' }),
   discoveryIntervalSeconds: seconds(3600, 'Period of the unattended scan.', 1),

@@ -1,7 +1,7 @@
 // deviceUpdater's pure half: what this node applies to an EdgeDevice's status (server-side apply
 // on /status with a field manager per node, so each node owns only its own links entry and, when
 // it speaks for the device, the Reachable condition), and whether anything needs writing at all:
-// only on change, plus a slow refresh of lastSeenTime (issue 5).
+// only on change, plus a slow refresh of lastSeenTime.
 import { API_VERSION, EDGE_DEVICE } from '../shared/crds/resources.ts';
 import type { EdgeDeviceStatus } from '../shared/crds/edgedevice.ts';
 import type { LINK_TYPES } from '../shared/crds/schema.ts';

@@ -1,4 +1,4 @@
-// deviceVerifier (shifud design, REFERENCE §2): from what was seen and what the EdgeDevice says,
+// deviceVerifier (shifud design): from what was seen and what the EdgeDevice says,
 // decide online / offline / mismatch — or invalid when the spec cannot be probed as written.
 // Pure: a decision table over the observation.
 import type { ProbeOutcome } from './probes/outcome.ts';

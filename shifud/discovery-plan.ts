@@ -1,4 +1,4 @@
-// Unattended discovery (issue 5, optional): the addresses and ports to try come only from the
+// Unattended discovery (optional): the addresses and ports to try come only from the
 // configured subnets and ports — nothing is scanned beyond them — and what answers is reported as
 // a candidate unless an EdgeDevice already declares it. Pure.
 import { isIPv4 } from 'node:net';

@@ -1,7 +1,7 @@
 // shifud's probes and scrape: /healthz (the loops are turning), /readyz (it has listed the
 // EdgeDevices, registered its EdgeNode and the API server answers), /metrics (its counters in
 // Prometheus text, shared/prometheus.ts). On node:http alone: express and prom-client would cost
-// ~30 MB of RSS against shifud's 50 MB budget (issue 5). The verdicts are pure; the server is a
+// ~30 MB of RSS against shifud's 50 MB budget. The verdicts are pure; the server is a
 // thin shell.
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';

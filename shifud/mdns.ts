@@ -1,4 +1,4 @@
-// mDNS (DNS-SD) for unattended discovery (issue 5, "mDNS where present"): what answered a browse,
+// mDNS (DNS-SD) for unattended discovery, where mDNS is present: what answered a browse,
 // turned into host:port candidates — only for addresses inside the configured subnets, and only
 // asked on interfaces inside them. Pure; the browse itself is mdnsBrowser.ts.
 import { inSubnets } from './discovery-plan.ts';

@@ -1,5 +1,5 @@
 // Publishes each node sample on the MQTT bus, retained, for consumers that want it faster than
-// the API (issue 5): topic <prefix>/<node>/resources, and <prefix>/<node>/online ("true", or
+// the API: topic <prefix>/<node>/resources, and <prefix>/<node>/online ("true", or
 // "false" as the will when shifud vanishes). Samples are dropped, never queued, while the
 // broker is away; the mqtt client reconnects by itself.
 import type { MqttClient } from 'mqtt';

@@ -1,7 +1,7 @@
 // The node's figures as Linux publishes them in /proc and /sys, parsed from their text. These are
 // the files systeminformation reads for the same figures, minus the child processes it spawns on
 // every call (`cat /proc/stat`, a shell loop over hwmon, lsusb — absent from the image), and
-// minus its import (~6 MB RSS of a 50 MB budget; issue 5). Pure: the reader is sampler.ts.
+// minus its import (~6 MB RSS of a 50 MB budget). Pure: the reader is sampler.ts.
 import type { UsbSeen } from './usb-match.ts';
 
 /** Jiffies since boot across all CPUs: busy and total (busy + idle + iowait). */

@@ -2,7 +2,7 @@
 // samples), memory from /proc/meminfo, temperature from hwmon and thermal zones, the disk from
 // statfs of one path, the interfaces from os.networkInterfaces(). Parsing is in procfs.ts. Off
 // Linux (a developer's machine) the os module stands in for /proc. No child processes (footprint,
-// issue 5).
+// README.md).
 import { readFile, readdir, statfs } from 'node:fs/promises';
 import { cpus, freemem, networkInterfaces, totalmem } from 'node:os';
 import { join } from 'node:path';

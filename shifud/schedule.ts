@@ -1,4 +1,4 @@
-// Probe scheduling (issue 5: "on a schedule with jitter; probes bounded in count, rate and time").
+// Probe scheduling: on a schedule with jitter, probes bounded in count, rate and time.
 // Pure: the discoverer owns the clock, the random source and the state.
 
 /** Newly seen devices are first probed within this long: spread, so a restart does not probe all at once. */

@@ -1,4 +1,4 @@
-// What shifud probes for an EdgeDevice, by protocol (issue 5, deviceDiscoverer): a TCP connect,
+// What shifud probes for an EdgeDevice, by protocol (deviceDiscoverer): a TCP connect,
 // an HTTP GET of a health path, an MQTT broker connect, or a look at the USB bus. Pure.
 import type { EdgeDeviceSpec } from '../shared/crds/edgedevice.ts';
 import { parseEndpoint, type Parsed } from './address.ts';

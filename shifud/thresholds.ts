@@ -1,5 +1,5 @@
-// When a sample is worth an EdgeNode status write (issue 5: "only on meaningful change plus a
-// heartbeat — never a write per sample"). Pure: the reporter keeps what it last wrote.
+// When a sample is worth an EdgeNode status write: only on meaningful change plus a
+// heartbeat, never a write per sample. Pure: the reporter keeps what it last wrote.
 import { freeCores, type NodeSample } from './sample.ts';
 
 export interface Thresholds {

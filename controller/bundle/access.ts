@@ -1,6 +1,6 @@
 // What a deviceShifu may do with the API: read its own EdgeDevice and write its status, and read
-// the TelemetryServices of its device's namespace that its telemetries push to, nothing else (seed
-// 004, "minimum privileges"). A ServiceAccount in the deviceShifu namespace, and a Role +
+// the TelemetryServices of its device's namespace that its telemetries push to, nothing else
+// (least privilege). A ServiceAccount in the deviceShifu namespace, and a Role +
 // RoleBinding in the device's namespace, limited by resourceNames where the names are known (pure).
 import type { V1Role, V1RoleBinding, V1ServiceAccount } from '@kubernetes/client-node';
 import { GROUP } from '../../shared/crds/resources.ts';

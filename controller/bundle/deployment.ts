@@ -1,5 +1,5 @@
 // The deviceShifu Deployment of one EdgeDevice (pure). Placement is a required node affinity on
-// the node's name, so the real scheduler honours the controller's choice (issue 3).
+// the node's name, so the real scheduler honours the controller's choice.
 import type { V1Container, V1Deployment, V1EnvVar } from '@kubernetes/client-node';
 import type { EdgeDeviceSpec } from '../../shared/crds/edgedevice.ts';
 import type { Toleration } from '../scheduling/taints.ts';

@@ -1,4 +1,4 @@
-// Deterministic names and labels of a device's deviceShifu bundle (seed 004, thermometer sample:
+// Deterministic names and labels of a device's deviceShifu bundle (thermometer sample:
 // Deployment `<device>-deployment` and Service `<device>` in namespace deviceshifu).
 import { EdgeshifuError } from '../../shared/errors.ts';
 

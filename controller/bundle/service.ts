@@ -1,4 +1,4 @@
-// The deviceShifu Service: port 80 → 8080 as in the seed's sample, plus the raw TCP port of a TCP
+// The deviceShifu Service: port 80 → 8080 as in Shifu's samples, plus the raw TCP port of a TCP
 // device (pure).
 import type { V1Service, V1ServicePort } from '@kubernetes/client-node';
 import { bundleLabels, bundleNames, selectorLabels } from './names.ts';

@@ -53,12 +53,12 @@ export class DroneCore {
     });
   }
 
-  /** What this cluster hosted before a restart, rebuilt from Kubernetes (issue 8: converge on restart). */
+  /** What this cluster hosted before a restart, rebuilt from Kubernetes (converge on restart). */
   restoreHosted(entries: readonly HostedEntry[], now: number): Output {
     return this.run(now, () => { for (const entry of entries) this.state.ledger.restore(entry); });
   }
 
-  /** A hosted component ended or was deleted on this cluster: its slice is free again (seed "Resource release"). */
+  /** A hosted component ended or was deleted on this cluster: its slice is free again (DRONE v2's resource release). */
   releaseHosted(origin: string, app: string, component: string, now: number): Output {
     return this.run(now, () => {
       if (this.state.ledger.release(origin, app, component) !== undefined) rebid(this.state, now);

@@ -2,7 +2,7 @@
 // jobs, the resources daemon's figures and a real clock, publishes what the core says on the
 // versioned topics and emits its decisions. One agent per cluster, under the controller's leader
 // election; the Kubernetes workflow that acts on decisions (OffloadRequest/HostRequest CRs) is
-// issue 8's and subscribes to `decision`.
+// controller/offload/'s and subscribes to `decision`.
 import { EventEmitter } from 'node:events';
 import type { Logger } from '../../shared/log.ts';
 import { agentFilters, broadcastTopic, directTopic, multiFilters, multiTopic } from '../../shared/bus/topics.ts';
@@ -35,7 +35,7 @@ export interface DroneAgentOptions {
   readonly signal?: AbortSignal;
 }
 
-/** Messages the auction core does not handle: the Kubernetes side of offloading (issue 8) does. */
+/** Messages the auction core does not handle: the Kubernetes side of offloading does. */
 export type OffloadMessage = Extract<DroneMessage, { kind: 'lease' | 'host-status' }>;
 type DirectedBody = Extract<DroneBody, { to: string }>;
 
@@ -75,20 +75,47 @@ export class DroneAgent extends EventEmitter<DroneAgentEvents> {
   async start(): Promise<void> {
     const filters = [...agentFilters(this.cluster), ...(this.multicast ? multiFilters() : [])];
     await this.options.bus.subscribe(filters, (message) => {
-      // Its own messages echoed by its broker (a client shared with the relay gets them): the core ignores them, so they need no turn of it.
-      if (message.sender === this.cluster && message.kind !== 'resources') return;
-      if (message.kind === 'lease' || message.kind === 'host-status') {
-        if (message.to === this.cluster && message.sender !== this.cluster && !this.stopped) this.emit('offload', message);
-        return;
-      }
-      if (message.kind === 'host-reply' && message.verdict === 'NACK' && message.to === this.cluster) {
-        this.options.logger?.info({ app: message.app, component: message.component, host: message.sender, reason: message.reason }, 'offload request refused (NACK)');
-        this.emit('refused', { app: message.app, component: message.component, host: message.sender, reason: message.reason ?? '' });
-      }
-      this.inbox.push(message);
-      this.wake();
+      for (const step of this.receiveSteps) if (step(message) === 'done') return;
     });
     this.apply(this.core.tick(this.clock()));
+  }
+
+  /**
+   * The agent's end of the receive path, after the bus client's steps (shared/bus/receive.ts)
+   * have decoded, checked and de-duplicated the message: run in order, each may end it.
+   */
+  private readonly receiveSteps: ReadonlyArray<(message: DroneMessage) => 'done' | undefined> = [
+    this.skipOwnEcho.bind(this),
+    this.handToOffloading.bind(this),
+    this.noteRefusal.bind(this),
+    this.queueForCore.bind(this),
+  ];
+
+  /** Its own messages echoed by its broker (a client shared with the relay gets them): the core ignores them, so they need no turn of it. */
+  private skipOwnEcho(message: DroneMessage): 'done' | undefined {
+    return message.sender === this.cluster && message.kind !== 'resources' ? 'done' : undefined;
+  }
+
+  /** Leases and hosts' reports are the Kubernetes side's (`offload` events), not the auction core's. */
+  private handToOffloading(message: DroneMessage): 'done' | undefined {
+    if (message.kind !== 'lease' && message.kind !== 'host-status') return undefined;
+    if (message.to === this.cluster && message.sender !== this.cluster && !this.stopped) this.emit('offload', message);
+    return 'done';
+  }
+
+  /** A host's NACK to this cluster is told (`refused`), and the core still gets it to try the next voter. */
+  private noteRefusal(message: DroneMessage): undefined {
+    if (message.kind !== 'host-reply' || message.verdict !== 'NACK' || message.to !== this.cluster) return undefined;
+    this.options.logger?.info({ app: message.app, component: message.component, host: message.sender, reason: message.reason }, 'offload request refused (NACK)');
+    this.emit('refused', { app: message.app, component: message.component, host: message.sender, reason: message.reason ?? '' });
+    return undefined;
+  }
+
+  /** Into the inbox, handled with the rest of this turn's messages by the core (core/receive.ts routes each by kind). */
+  private queueForCore(message: DroneMessage): 'done' {
+    this.inbox.push(message);
+    this.wake();
+    return 'done';
   }
 
   /** Places a job (local first, else auction). Throws an 'invalid' EdgeshifuError for a bad job. */

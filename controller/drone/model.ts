@@ -1,4 +1,4 @@
-// The plain data DRONE decides over (REFERENCE §3): clusters, resources, jobs made of components.
+// The plain data DRONE decides over: clusters, resources, jobs made of components.
 // Units: cpu in millicores, memory in MiB (numbers, so shares like 3.33 CPU stay exact enough),
 // pods a count (a node takes at most its allocatable `pods`, a kubelet's 110 by default).
 import { Type, type Static } from '@sinclair/typebox';
@@ -29,7 +29,7 @@ export const Component = Type.Object({
   bootDependencies: Type.Optional(Type.Array(Name, { maxItems: 64 })),
   clustersBlacklist: Type.Optional(Type.Array(ClusterId, { maxItems: 256, description: 'Clusters that must not host it (thesis nodes-blacklist).' })),
   clustersWhitelist: Type.Optional(Type.Array(ClusterId, { maxItems: 256, description: 'When set, only these clusters may host it (thesis nodes-whitelist).' })),
-  /** What Kubernetes runs for it (issue 8); opaque to the auction, validated by the host. */
+  /** What Kubernetes runs for it; opaque to the auction, validated by the host. */
   workload: Type.Optional(Type.Unknown()),
 }, { additionalProperties: false });
 export type Component = Static<typeof Component>;

@@ -1,6 +1,6 @@
 // Federation resources (shared/crds/federation.ts) plus their credentials Secrets -> the relay's
 // neighbour list, the proportion policy's weights and the peers' public keys for end-to-end
-// signatures (pure; issue 8 wires the informers).
+// signatures (pure; controller/offload/federation.ts wires the informers).
 import type { KeyObject } from 'node:crypto';
 import type { Neighbour } from '../../shared/bus/relay.ts';
 import type { CustomObject } from '../../shared/crds/resources.ts';

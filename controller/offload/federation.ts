@@ -1,4 +1,4 @@
-// The DRONE side of the leader (issue 7/8): the cluster's embedded broker with its logins from a
+// The DRONE side of the leader: the cluster's embedded broker with its logins from a
 // Secret, the agent on its bus client, and the relay to every neighbour a Federation resource
 // names. Started when this replica leads and stopped when it stops leading, so a federation
 // always hears exactly one agent per cluster.

@@ -1,7 +1,7 @@
 // Where a HostRequest stands, from what the hosting cluster sees (pure; DRONE v2 HostRequest
-// states, issue 8): ACCEPTED until the origin says go, SCHEDULED once its Deployment exists,
+// states): ACCEPTED until the origin says go, SCHEDULED once its Deployment exists,
 // CONNECTED once neighbours can reach its Service, LAUNCHED once it runs; expired when the origin
-// stopped renewing the lease (the seed's garbage collector of locked resources).
+// stopped renewing the lease (DRONE v2's garbage collector of locked resources).
 import type { V1Deployment, V1Node, V1Service } from '@kubernetes/client-node';
 import type { HostPhase, ReachablePort } from '../../shared/crds/drone.ts';
 import type { LeaseMessage } from '../drone/messages/index.ts';

@@ -1,4 +1,4 @@
-// The hosting side of offloading (issue 8; DRONE v2 steps 14–29): an accepted OffloadRequest
+// The hosting side of offloading (DRONE v2 steps 14–29): an accepted OffloadRequest
 // becomes a HostRequest in the origin's namespace; leases from the origin renew it and say what
 // to run and when; reconcile runs it within the reserved slice and tells the origin where it
 // stands; a release, a deletion or an expired lease frees the slice for the next advert.
@@ -161,7 +161,7 @@ export class HostSide {
       return {};
     }
     if (launched.created) {
-      // the seed's SCHEDULED is seen before the Service is known reachable
+      // DRONE v2's SCHEDULED is seen before the Service is known reachable
       await this.report(request, { phase: 'SCHEDULED', message: 'Deployment created; waiting for its pods' });
       return { requeueAfterMs: 200 };
     }

@@ -1,4 +1,4 @@
-// Wires DRONE offloading into the leader (issue 8): the federation (broker, agent, relay), the
+// Wires DRONE offloading into the leader: the federation (broker, agent, relay), the
 // resources daemon (free capacity from the Node and Pod caches), and two reconcilers on their
 // own queues: DroneFederatedDeployments (offloading side) and HostRequests (hosting side).
 import type { KubernetesListObject, KubernetesObject, V1Deployment, V1EndpointSlice, V1Node, V1Pod, V1Service } from '@kubernetes/client-node';

@@ -1,4 +1,4 @@
-// The offloading side's decisions over plain data (pure; issue 8, DRONE v2 "Drone offloading"):
+// The offloading side's decisions over plain data (pure; DRONE v2's offloading workflow):
 // how a DroneFederatedDeployment's status moves with auctions, agreements, hosts' reports and
 // losses, and what each host is told in its lease.
 import type { ComponentPhase, ComponentStatus, DeploymentPhase, DroneFederatedDeploymentStatus, ReachablePort } from '../../shared/crds/drone.ts';

@@ -151,7 +151,7 @@ function hash8(text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 8);
 }
 
-/** Hosting side: one namespace per offloading cluster (issue 8), one name per (app, component). */
+/** Hosting side: one namespace per offloading cluster, one name per (app, component). */
 export function hostedNames(origin: string, app: string, component: string): { namespace: string; name: string } {
   return { namespace: `drone-${origin}`, name: `${component}-${hash8(`${origin}/${app}`)}` };
 }

@@ -1,4 +1,4 @@
-// The EdgeDevice reconciler (seed 004, "On edgeDevice events"): read the device afresh from the
+// The EdgeDevice reconciler (on EdgeDevice events): read the device afresh from the
 // cache, plan its bundle and status, apply what differs, write status once, and clean up through
 // a finalizer, since the bundle lives in another namespace and cannot carry an ownerReference.
 import type { KubernetesObject } from '@kubernetes/client-node';
@@ -44,7 +44,7 @@ export class EdgeDeviceReconciler {
   private readonly options: EdgeDeviceReconcilerOptions;
   /**
    * The candidates last computed: a resync of 10,000 devices would otherwise build every node's
-   * view 167 times a second, ~80 KB of garbage each under the image's flags (issue 3, steady state).
+   * view 167 times a second, ~80 KB of garbage each under the image's flags (steady state).
    */
   private lastCandidates?: { readonly version: number; readonly at: number; readonly nodes: readonly CandidateNode[] };
   /** What this process last applied, per device and object kind: unchanged objects are not written again. */

@@ -1,4 +1,4 @@
-// Observe → plan → apply (STYLE.md habit 2): what one EdgeDevice's deviceShifu bundle and status
+// Observe → plan → apply: what one EdgeDevice's deviceShifu bundle and status
 // should be, computed from what the caches hold. Pure: every input is plain data.
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { EdgeshifuError } from '../../shared/errors.ts';

@@ -1,4 +1,4 @@
-// Where a device's deviceShifu runs (seed 004, 1.1 and "Reschedule"), as a pure decision:
+// Where a device's deviceShifu runs (README.md, "Placement" and "Rescheduling"), as a pure decision:
 //  1. attached to a node → that node, or Unknown while it is unavailable, Pending while it has a
 //     taint deviceShifu does not tolerate;
 //  2. on the network → among nodes with room and no untolerated NoSchedule/NoExecute taint:
@@ -118,7 +118,7 @@ interface Survey {
 
 /**
  * One pass, no sort: every device is placed again on every resync, and scoring into arrays then
- * sorting them cost ~30 KB of garbage per device under the image's flags (issue 3, steady state).
+ * sorting them cost ~30 KB of garbage per device under the image's flags (steady state).
  * compare() is a total order (ties by name), so the least is the one a sort would put first.
  */
 function survey(request: PlacementRequest, nodes: readonly CandidateNode[]): Survey {

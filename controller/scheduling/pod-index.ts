@@ -1,9 +1,9 @@
 // Pods indexed for reconcile, kept up to date from the pod informer's events: the summed requests
 // of the pods bound to each node, and each device's deviceShifu pods. A reconcile then costs
-// O(nodes + the device's own pods) instead of a pass over every pod in the cluster (issue 3).
+// O(nodes + the device's own pods) instead of a pass over every pod in the cluster.
 // The pod informer hands each update and delete the record it replaces, which is exactly what
 // that version added here, so the index takes it back whatever changed in between (node, phase,
-// requests, labels) without a copy of every pod of its own (~46 bytes a pod at 10,000, issue 3).
+// requests, labels) without a copy of every pod of its own (~46 bytes a pod at 10,000).
 import { deviceKey, type DeviceRef } from '../bundle/names.ts';
 import type { PodRecord } from '../records.ts';
 import type { NodeRequests } from './candidates.ts';

@@ -1,4 +1,4 @@
-// Every default of deviceShifu's ConfigMap in one place (REFERENCE.md §2: Shifu's values), so the
+// Every default of deviceShifu's ConfigMap in one place (Shifu's values), so the
 // parser, the telemetry loop and the README agree.
 export const CONFIG_DEFAULTS = {
   defaultTimeoutSeconds: 3,

@@ -1,4 +1,4 @@
-// The shape of each ConfigMap key as Shifu's demos write it (REFERENCE.md §2, /tmp facts §3).
+// The shape of each ConfigMap key as Shifu's demos write it (README.md).
 // Objects stay open: newer demos add keys (hasSideEffects, riskLevel, safe, connectionInfo) that
 // deviceShifu does not use, and they must not stop a device from starting.
 import { Type, type Static, type TNull, type TString, type TUnion } from '@sinclair/typebox';

@@ -26,7 +26,7 @@ export interface DeviceShifuConfig {
   readonly defaultTimeoutSeconds: number;
   readonly instructions: ReadonlyMap<string, Instruction>;
   readonly telemetries: readonly Telemetry[];
-  /** MQTT: command substring → completion substring (REFERENCE.md §2). */
+  /** MQTT: command substring → completion substring. */
   readonly controlMsgs: Readonly<Record<string, string>>;
   /** Things accepted but worth telling the user about (misspellings, ignored keys). */
   readonly warnings: readonly string[];

@@ -1,5 +1,5 @@
 // The command line an HTTPCommandline device's stub runs: `<driverExecution> <instruction> k=v… flags`
-// (REFERENCE.md §2). The stub hands it to a shell, so every piece is checked here: names and
+// (Shifu's HTTPCommandline, README.md). The stub hands it to a shell, so every piece is checked here: names and
 // flags must be plain words, values are bare when plain and single-quoted otherwise (literal in
 // both sh and PowerShell), and anything that could break out of the quotes is refused.
 import { EdgeshifuError } from '../../shared/errors.ts';

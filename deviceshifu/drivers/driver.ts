@@ -1,4 +1,4 @@
-// The one interface every protocol module implements (issue 4): the gateway turns an HTTP request
+// The one interface every protocol module implements: the gateway turns an HTTP request
 // into a DriverRequest, a driver turns it into device traffic. A new protocol (OPC UA, LwM2M,
 // Modbus) is one new module exporting a DriverFactory, registered in drivers/index.ts.
 import type { Readable } from 'node:stream';

@@ -1,4 +1,4 @@
-// controlMsgs gating for MQTT devices (REFERENCE.md §2): after a command whose payload contains a
+// controlMsgs gating for MQTT devices: after a command whose payload contains a
 // controlMsgs key is published, further publishes are refused (409) until a message containing
 // that key's completion string arrives, or until the gate expires: a completion that never comes
 // (a lost message, a device rebooted mid-command) must not block the device for good. Pure state

@@ -1,4 +1,4 @@
-// MQTT devices (REFERENCE.md §2): every instruction's MQTTTopic is subscribed at QoS 1; GET returns
+// MQTT devices: every instruction's MQTTTopic is subscribed at QoS 1; GET returns
 // the last message and when it came, POST/PUT publish the body, gated by controlMsgs. The client
 // reconnects with backoff and re-subscribes; a broker that is down makes calls fail with 502 (a
 // GET too: the cached message may be stale and nothing could tell), never the process (Shifu panics).

@@ -1,4 +1,4 @@
-// Socket devices (REFERENCE.md §2): POST `{"command", "timeout"}` → the command's bytes over a
+// Socket devices: POST `{"command", "timeout"}` → the command's bytes over a
 // persistent TCP connection → `{"message": <the bytes read, at most bufferLength>, "status": 200}`.
 import { EdgeshifuError } from '../../shared/errors.ts';
 import type { Driver, DriverContext } from './driver.ts';

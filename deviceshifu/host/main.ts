@@ -2,8 +2,8 @@
 // every device whose Service is labelled for this host's id, each on its own port. Settings: see
 // settings.ts (flags --kebab-case or EDGESHIFU_* variables).
 import { loadConfig, printableConfig } from '../../shared/config.ts';
-import { isEdgeshifuError } from '../../shared/errors.ts';
 import { createLogger } from '../../shared/log.ts';
+import { serveUntilSignal } from '../../shared/serve.ts';
 import { runHost, type RunningHost } from './run.ts';
 import { HostSettings } from './settings.ts';
 
@@ -15,12 +15,4 @@ async function main(): Promise<RunningHost> {
   return runHost({ settings, env: process.env, logger });
 }
 
-try {
-  const running = await main();
-  const stop = (): void => { void running.stop().then(() => process.exit(0)); };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-} catch (err) {
-  logger.error({ err: (err as Error).message }, 'deviceShifu host failed to start');
-  process.exitCode = isEdgeshifuError(err, 'invalid') ? 2 : 1;
-}
+await serveUntilSignal(logger, 'deviceShifu host', main);

@@ -1,4 +1,4 @@
-// The device and its instructions as `/` and `/instructions` show them (issue 4: from the EdgeDevice
+// The device and its instructions as `/` and `/instructions` show them (from the EdgeDevice
 // description and the instruction descriptions). Never protocolSettings: they may hold credentials.
 import type { DeviceShifuConfig } from '../config/types.ts';
 import { allowedMethods } from './request-rules.ts';

@@ -1,4 +1,4 @@
-// Shifu's HTTP mock devices and their answers (REFERENCE.md §2), one route table each.
+// Shifu's HTTP mock devices and their answers, one route table each.
 import { randomInt, statusRoute, type MockRoute } from './http-device.ts';
 import { PlcMemory } from './plc-memory.ts';
 

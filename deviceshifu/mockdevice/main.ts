@@ -3,8 +3,8 @@
 // Prints one JSON line with the address once it listens; stops on SIGINT/SIGTERM.
 import { Type } from '@sinclair/typebox';
 import { loadConfig } from '../../shared/config.ts';
-import { isEdgeshifuError } from '../../shared/errors.ts';
 import { createLogger } from '../../shared/log.ts';
+import { serveUntilSignal, type Serving } from '../../shared/serve.ts';
 import { startMockDevice } from './start.ts';
 
 const MockSettings = Type.Object({
@@ -16,7 +16,8 @@ const MockSettings = Type.Object({
 });
 
 const logger = createLogger('mockdevice');
-try {
+
+async function main(): Promise<Serving> {
   const settings = loadConfig(MockSettings, { argv: process.argv.slice(3), env: process.env });
   const name = process.argv[2] ?? process.env.MOCKDEVICE_NAME ?? '';
   const port = Number(process.env.MOCKDEVICE_PORT ?? '0');
@@ -25,11 +26,7 @@ try {
     host: settings.bindAddress, port, ...(settings.brokerUrl === undefined ? {} : { brokerUrl: settings.brokerUrl }), ...(opcuaUsers === undefined ? {} : { opcuaUsers }), ...(settings.serialPath === undefined ? {} : { serialPath: settings.serialPath }),
   });
   process.stdout.write(`${JSON.stringify({ device: device.name, address: device.address, port: device.port })}\n`);
-  const stop = (): void => { void device.close().then(() => process.exit(0)); };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-} catch (err) {
-  logger.error({ err: (err as Error).message }, 'mock device failed to start');
-  // 2 for configuration to fix, as the controller and shifud; 1 for anything else
-  process.exitCode = isEdgeshifuError(err, 'invalid') ? 2 : 1;
+  return { stop: () => device.close() };
 }
+
+await serveUntilSignal(logger, 'mock device', main);

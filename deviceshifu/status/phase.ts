@@ -1,5 +1,5 @@
 // The EdgeDevice phase from what deviceShifu has seen (pure). Shifu marks a device without
-// telemetry Failed (REFERENCE.md §2); here such a device is judged by its requests and probes,
+// telemetry Failed; here such a device is judged by its requests and probes,
 // and an unreachable one is Unknown, not Failed.
 import type { EdgeDevicePhase } from '../../shared/crds/edgedevice.ts';
 import type { HealthSnapshot, Outcome } from './health.ts';

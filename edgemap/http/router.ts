@@ -1,4 +1,4 @@
-// The edgeMap over HTTP, mounted by the controller at `/` (issue 6):
+// The edgeMap over HTTP, mounted by the controller at `/`:
 //   GET /edgemap          JSON snapshot
 //   GET /edgemap.dot      Graphviz DOT
 //   GET /edgemap/events   server-sent events: `snapshot`, then one `change` per change; heartbeats

@@ -1,4 +1,4 @@
-// The edgeMap page (issue 6): the live topology drawn by sigma.js from the SSE stream. Bundled by
+// The edgeMap page: the live topology drawn by sigma.js from the SSE stream. Bundled by
 // edgemap/page/build.ts into dist/edgemap-page and served at /edgemap/ by the controller.
 import type { Vertex } from '../model.ts';
 import { connect } from './connection.ts';

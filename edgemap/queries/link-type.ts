@@ -1,4 +1,4 @@
-// How two vertices are linked (seed 004: neighborLinkType).
+// How two vertices are linked (neighborLinkType).
 import type { LinkType } from '../model.ts';
 import type { EdgeMapView } from '../view.ts';
 import { requireVertex } from './require.ts';

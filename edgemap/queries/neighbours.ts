@@ -1,4 +1,4 @@
-// The vertices linked to one vertex, with each link (seed 004: neighborVertex, neighborLinkType).
+// The vertices linked to one vertex, with each link (neighborVertex, neighborLinkType).
 import type { Link, VertexKind } from '../model.ts';
 import type { EdgeMapView } from '../view.ts';
 import { compareKeys } from './order.ts';

@@ -1,5 +1,5 @@
 // Devices whose deviceShifu runs on a node: what the controller reschedules when the node becomes
-// unavailable (seed 004, "Reschedule").
+// unavailable (controller/README.md, "Rescheduling").
 import type { EdgeMapView } from '../view.ts';
 import { compareKeys } from './order.ts';
 import { requireVertex } from './require.ts';

@@ -1,4 +1,4 @@
-// Who may publish and subscribe where on a cluster's broker (issue 7, "Security"). Pure rules the
+// Who may publish and subscribe where on a cluster's broker (controller/drone/README.md, "Security"). Pure rules the
 // embedded broker's hooks call and the Mosquitto ACL file mirrors (mosquitto.ts writes it).
 import { TOPIC_ROOT, agentFilters } from './topics.ts';
 

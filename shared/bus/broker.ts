@@ -1,4 +1,4 @@
-// The embedded MQTT broker (aedes) of a cluster (issue 7, "Security"): every connection must log
+// The embedded MQTT broker (aedes) of a cluster (controller/drone/README.md, "Security"): every connection must log
 // in as a known cluster (username/password from a Secret), may publish only under its own id and
 // subscribe only where acl.ts allows. Binds where it is told (127.0.0.1 and port 0 in tests).
 import { createHash, timingSafeEqual } from 'node:crypto';

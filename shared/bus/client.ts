@@ -14,8 +14,7 @@ import { SeenIds } from './dedup.ts';
 import type { Envelope } from './envelope.ts';
 import { covers, filterOf, matchLevels, type Filter } from './filters.ts';
 import { busMetrics, type BusMetrics } from './metrics.ts';
-import type { EmbeddedBroker } from './broker.ts';
-import { openConnection, refusedLogin, type BusTls } from './connection.ts';
+import { openConnection, refusedLogin, type ConnectionOptions } from './connection.ts';
 import { dedupTtl, RateLimiter, type RateLimits, type ReplayWindow } from './guard.ts';
 import { receive, type Handler, type RawHandler, type Receiver, type Route } from './receive.ts';
 import { insecureRefusal } from './transport.ts';
@@ -25,15 +24,8 @@ import { parseTopic, type TopicInfo } from './topics.ts';
 export type { BusTls } from './connection.ts';
 export type { Handler, RawHandler } from './receive.ts';
 
-export interface BusOptions {
-  /** mqtt://host:port or mqtts://host:port */
-  readonly url: string;
-  /** This side's cluster id: the sender of what it publishes. */
-  readonly cluster: string;
-  readonly username?: string;
-  readonly password?: string;
-  readonly tls?: BusTls;
-  readonly protocolVersion?: 4 | 5;
+/** Where and how to connect (ConnectionOptions, connection.ts), and how the client behaves once connected. */
+export interface BusOptions extends ConnectionOptions {
   /** Name of this link in logs and metrics (e.g. "local", "relay:edge-2"). */
   readonly link?: string;
   readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
@@ -52,12 +44,6 @@ export interface BusOptions {
   readonly qos?: 0 | 1;
   /** Signs what this client publishes and checks what it receives (signing.ts). Relays forward as is. */
   readonly keyring?: Keyring;
-  /**
-   * The embedded broker of this process to connect to in memory instead of by `url` (which then
-   * only names it in logs): a cluster's own agent and relay save a loopback socket on every
-   * message (EmbeddedBroker.connect).
-   */
-  readonly broker?: Pick<EmbeddedBroker, 'connect'>;
   /** Called when the connection comes up (true) or goes down (false). */
   readonly onLink?: (connected: boolean) => void;
   /**

@@ -1,4 +1,4 @@
-// JSON messages validated on receipt against the schema of their kind (issue 7): anything else
+// JSON messages validated on receipt against the schema of their kind: anything else
 // is refused with a reason a metric can count, never thrown.
 //
 // Framing on the wire: `hops` comes first and `sig` (when signed) second, then the envelope and

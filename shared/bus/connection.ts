@@ -15,14 +15,21 @@ export interface BusTls {
   readonly rejectUnauthorized?: boolean;
 }
 
-/** What the connection needs of BusOptions (client.ts, where each is described). */
+/** Where and how a bus client connects (the first part of BusOptions, client.ts). */
 export interface ConnectionOptions {
+  /** mqtt://host:port or mqtts://host:port */
   readonly url: string;
+  /** This side's cluster id: the sender of what it publishes. */
   readonly cluster: string;
   readonly username?: string;
   readonly password?: string;
   readonly tls?: BusTls;
   readonly protocolVersion?: 4 | 5;
+  /**
+   * The embedded broker of this process to connect to in memory instead of by `url` (which then
+   * only names it in logs): a cluster's own agent and relay save a loopback socket on every
+   * message (EmbeddedBroker.connect).
+   */
   readonly broker?: Pick<EmbeddedBroker, 'connect'>;
 }
 

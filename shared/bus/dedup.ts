@@ -1,4 +1,4 @@
-// Message ids seen recently (issue 7: duplicates are recognised by id). Bounded in size and age,
+// Message ids seen recently (duplicates are recognised by id). Bounded in size and age,
 // so a long-running agent or relay does not grow without limit.
 export interface SeenIdsOptions {
   readonly capacity?: number;

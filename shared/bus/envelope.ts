@@ -1,4 +1,4 @@
-// What every bus message carries besides its body (issue 7, "The bus"): schema version, kind,
+// What every bus message carries besides its body (controller/drone/README.md, "Messages"): schema version, kind,
 // a unique id (duplicates are recognised by it), the sender cluster id, the sender's timestamp,
 // a hop count that relays raise, so relayed traffic stops at the hop limit, and the sender's
 // signature when it signs (signing.ts; codec.ts says which bytes it covers).

@@ -1,4 +1,4 @@
-// Mosquitto as a cluster's broker (issue 7: any external MQTT 3.1.1/5 broker by URL): the ACL
+// Mosquitto as a cluster's broker (any external MQTT 3.1.1/5 broker by URL): the ACL
 // file that mirrors acl.ts (with Mosquitto the login name is the cluster id, so %u is the id),
 // and the bridge stanza that is the documented alternative to the relay between two brokers.
 export interface MosquittoAclOptions {

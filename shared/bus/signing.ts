@@ -1,4 +1,4 @@
-// End-to-end signatures of bus messages (issue 7, "Security"). On a relayed message the topic
+// End-to-end signatures of bus messages (controller/drone/README.md, "Security"). On a relayed message the topic
 // proves only the last hop, so each cluster signs what it publishes with its own Ed25519 key and
 // receivers check the signature of the message's sender when they know that sender's public key
 // (Federation `publicKey`). With `require`, a message whose sender cannot be checked is dropped.

@@ -1,7 +1,7 @@
-// The Kubernetes side of DRONE offloading (issue 8; thesis ch. 6–7 operator, seed 000 "Drone
-// offloading"): what a user asks for (DroneFederatedDeployment, modelled on the thesis's CRD),
+// The Kubernetes side of DRONE offloading (the DRONE thesis's operator, ch. 6–7, and DRONE v2's
+// offloading workflow): what a user asks for (DroneFederatedDeployment, modelled on the thesis's CRD),
 // what the offloading cluster tracks per component (OffloadRequest) and what a hosting cluster
-// runs for another (HostRequest). Phases are the seed's, so `kubectl get` tells where each stands.
+// runs for another (HostRequest). Phases are DRONE v2's, so `kubectl get` tells where each stands.
 import { Type, type Static } from '@sinclair/typebox';
 import { celRules, Conditions, Quantity, StringEnum, StringMap, Timestamp } from './schema.ts';
 

@@ -1,5 +1,5 @@
 // EdgeDevice, shifu.edgenesis.io/v1alpha1: schema-compatible with Shifu's (every field of its
-// types, REFERENCE.md §2), so Shifu's manifests apply unchanged under kubectl's strict field
+// types), so Shifu's manifests apply unchanged under kubectl's strict field
 // validation, plus what Shifu lacks: enums, CEL rules, status conditions and four optional
 // fields for the controller design (attachedNode, location, configMapName) and for shifud (usb).
 import { Type, type Static, type TOptional, type TString } from '@sinclair/typebox';
@@ -95,7 +95,7 @@ export const GatewaySettings = Type.Object({
 const HEX_ID = '^(0[xX])?[0-9a-fA-F]{1,4}$';
 
 /**
- * How shifud recognises a USB device on a node's bus (issue 5). Optional: Shifu's manifests say
+ * How shifud recognises a USB device on a node's bus. Optional: Shifu's manifests say
  * the same in spec.customMetadata (usbVendorId, usbProductId, usbSerial), which shifud still reads.
  */
 export const UsbIdentity = Type.Object({
@@ -104,7 +104,7 @@ export const UsbIdentity = Type.Object({
   serial: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Serial number of the device: tells identical models apart.' })),
 }, { description: 'USB identity shifud matches on the bus of the node; overrides usbVendorId/usbProductId/usbSerial in customMetadata.' });
 
-// Rules for mistakes the API server can catch before a deviceShifu is ever created (issue 2).
+// Rules for mistakes the API server can catch before a deviceShifu is ever created.
 const SPEC_RULES = celRules(
   {
     rule: "!(self.protocol in ['HTTP', 'HTTPCommandline', 'Socket', 'TCP', 'OPCUA', 'PLC4X']) || has(self.address)",

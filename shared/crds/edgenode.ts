@@ -1,6 +1,6 @@
 // EdgeNode, shifu.edgenesis.io/v1alpha1, cluster-scoped: an edge host of the cluster, named as
 // its Kubernetes Node. shifud writes its status; the controller reads it for placement and the
-// edgeMap (seed 004, "on edgeNode events").
+// edgeMap (on EdgeNode events).
 import { Type, type Static } from '@sinclair/typebox';
 import { Conditions, LinkType, Location, Quantity, Timestamp } from './schema.ts';
 

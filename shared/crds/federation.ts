@@ -1,6 +1,6 @@
 // Federation, shifu.edgenesis.io/v1alpha1, cluster-scoped: one neighbour cluster of the DRONE
-// federation (issue 7, "Federation between clusters"): where its broker is, the Secret with the
-// credentials this cluster logs in with there, its weight in the proportion policy (seed 001) and
+// federation (controller/drone/README.md, "Federation"): where its broker is, the Secret with the
+// credentials this cluster logs in with there, its weight in the proportion policy and
 // its public key, which end-to-end signatures of its messages are checked against.
 // The relay pushes federation traffic to every Federation's broker; status says whether it can.
 import { Type, type Static } from '@sinclair/typebox';

@@ -64,6 +64,6 @@ export const Location = Type.Object({
   ...celRules({ rule: 'has(self.latitude) == has(self.longitude)', message: 'latitude and longitude must be given together' }),
 });
 
-/** How two edge vertices are linked (seed 004, edgeLink). Shifu defines only Ethernet. */
+/** How two edge vertices are linked (edgeLink). Shifu defines only Ethernet. */
 export const LINK_TYPES = ['Ethernet', 'USB', 'Serial', 'Wireless'] as const;
 export const LinkType = StringEnum(LINK_TYPES);

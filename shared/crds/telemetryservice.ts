@@ -1,5 +1,5 @@
 // TelemetryService, shifu.edgenesis.io/v1alpha1: where deviceShifu pushes telemetry when a
-// telemetry's pushSettings name one (REFERENCE.md §2). Schema-compatible with Shifu's CRD (every
+// telemetry's pushSettings name one. Schema-compatible with Shifu's CRD (every
 // field of its types, so Shifu's manifests apply unchanged under kubectl's strict field
 // validation); MQTTSetting is the EdgeDevice's, a superset of what Shifu's CRD lists. deviceShifu
 // pushes to HTTP and MQTT; SQLSetting and MinIOSetting are accepted and refused at push time.

@@ -1,5 +1,5 @@
 // A list-watch cache that does not give up. client-node's own informer stops on any error but
-// 410 (REFERENCE.md §7), and its watch aborts after 30 s without data: here every drop, timeout,
+// 410, and its watch aborts after 30 s without data: here every drop, timeout,
 // API server restart or expired resourceVersion leads back to a watch (or a relist) with backoff,
 // until stop().
 import type { KubeConfig, KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
@@ -32,7 +32,7 @@ export interface InformerOptions<T extends KubernetesObject, C = T> {
    * Caches a compact record (or a slimmed copy) of each object instead of the object, as
    * client-go's SetTransform: the full object is dropped right after decode. Give it whenever C is
    * not T; handlers, list() and get() then see records. The record must keep the resourceVersion for `versionOf`, and may keep the key
-   * it is given (the cache's own key string) instead of a copy (issue 3, footprint).
+   * it is given (the cache's own key string) instead of a copy (footprint).
    */
   readonly project?: (object: T, key: string) => C;
   /** The resourceVersion of a cached record; by default `metadata.resourceVersion`. */

@@ -1,5 +1,5 @@
 // Request options that make client-node send a JSON merge patch: custom resources refuse the
-// strategic merge patch it would otherwise send (REFERENCE.md §7).
+// strategic merge patch it would otherwise send.
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 
 export const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);

@@ -1,5 +1,5 @@
 // One TCP connection with a deadline: connect, optionally send a greeting, wait for the first
-// bytes. Tells "never connected" (timeout) from "connected but silent" (hung) — issue 5's device
+// bytes. Tells "never connected" (timeout) from "connected but silent" (hung) — a device
 // that accepts and hangs. The socket is always destroyed.
 import { connect, type Socket } from 'node:net';
 

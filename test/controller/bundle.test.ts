@@ -39,7 +39,7 @@ test('broker credentials reach the gateway from the Secret through the kubelet, 
   t.is(env.find((e) => e.name === 'EDGESHIFU_BIND_ADDRESS')?.valueFrom?.fieldRef?.fieldPath, 'status.podIP');
 });
 
-test('bundle names follow the seed, and a name no Service can carry is refused', (t) => {
+test('bundle names follow Shifu\'s thermometer sample, and a name no Service can carry is refused', (t) => {
   t.deepEqual(bundleNames({ name: 'edgedevice-thermometer', namespace: 'devices' }),
     { deployment: 'edgedevice-thermometer-deployment', service: 'edgedevice-thermometer', serviceAccount: 'deviceshifu-edgedevice-thermometer', role: 'deviceshifu-edgedevice-thermometer' });
   for (const bad of ['Thermo', 'thermo.v2', '9lives', `t${'x'.repeat(63)}`]) {

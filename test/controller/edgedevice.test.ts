@@ -1,4 +1,4 @@
-// The controller against the real control plane with KWOK nodes (issue 3): Shifu's thermometer
+// The controller against the real control plane with KWOK nodes: Shifu's thermometer
 // becomes a deviceShifu bundle on the right node; deletion, bad input and hand edits converge.
 // Serial: each test runs its own control plane and controller, which in parallel would starve a
 // 2-core machine.

@@ -1,4 +1,4 @@
-// The pod index that makes a reconcile O(nodes + own pods) (issue 3): node totals and a device's
+// The pod index that makes a reconcile O(nodes + own pods): node totals and a device's
 // pods follow adds, updates and deletes, whatever changes between two versions of a pod.
 import test from 'ava';
 import type { V1Pod } from '@kubernetes/client-node';

@@ -1,4 +1,4 @@
-// The controller's RBAC is exactly what it uses (seed 004 "minimum privileges"): the grants are
+// The controller's RBAC is exactly what it uses: the grants are
 // listed as its ServiceAccount sees them and compared with the expected table, and the controller
 // is run with that ServiceAccount's own token.
 import test from 'ava';

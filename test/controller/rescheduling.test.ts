@@ -1,4 +1,4 @@
-// Normal operation (seed 004): a lost node's deviceShifus move, attached devices turn Unknown,
+// Normal operation: a lost node's deviceShifus move, attached devices turn Unknown,
 // a clearly better node attracts a device once and it does not flap; the controller rides out
 // an API server restart.
 import test from 'ava';

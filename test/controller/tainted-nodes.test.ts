@@ -1,4 +1,4 @@
-// Taints on the real control plane (issue 3): placement keeps deviceShifu off nodes whose
+// Taints on the real control plane: placement keeps deviceShifu off nodes whose
 // NoSchedule/NoExecute taints it does not tolerate, moves it off a node tainted under it, keeps an
 // attached device Pending, and with the controller's tolerations the real scheduler agrees.
 import test from 'ava';

@@ -1,4 +1,4 @@
-// Taints and tolerations in placement (issue 3): the scheduler's matching rules, the controller's
+// Taints and tolerations in placement: the scheduler's matching rules, the controller's
 // toleration setting, and what placement decides on tainted nodes (pure).
 import test from 'ava';
 import { blockingTaint, describeTaint, parseTolerations, tolerates, type Taint } from '../../controller/scheduling/taints.ts';

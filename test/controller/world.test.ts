@@ -1,4 +1,4 @@
-// The cached records and slimmed copies keep everything their readers use (issue 3, footprint):
+// The cached records and slimmed copies keep everything their readers use (footprint):
 // the Deployment's owner, placement, placed-at, generation and availability; the Service's owner
 // and the marker a hand edit is judged by; a pod's node, requests, phase, refusal and device; the
 // Node's labels, cordon, taints, capacity, Ready, address.

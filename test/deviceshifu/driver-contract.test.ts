@@ -1,4 +1,4 @@
-// The contract every driver with instructions passes (STYLE.md: one contract suite for all
+// The contract every driver with instructions passes (one contract suite for all
 // protocols): no crash without a device, 'unavailable' while it is away, pick-up once it is there
 // (reconnect with backoff, no restart), aborts honoured, and a clean stop.
 import test from 'ava';

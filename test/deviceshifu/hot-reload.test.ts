@@ -1,4 +1,4 @@
-// Hot reload (Shifu issue #766): a ConfigMap volume update (the kubelet's atomic `..data` swap) or
+// Hot reload (which Shifu's deviceShifu lacks, deviceshifu/README.md): a ConfigMap volume update (the kubelet's atomic `..data` swap) or
 // a changed EdgeDevice takes effect without a restart; a broken update is refused and the running
 // configuration stays.
 import test from 'ava';

@@ -1,4 +1,4 @@
-// Multi-recipient messages (issue 7, the agreement's latency): one message for every provider
+// Multi-recipient messages (the agreement's latency): one message for every provider
 // called, carried by the relays once over each link on the way and split where the routes part.
 // Pure parts first (topics, the split, what the agent publishes), then real brokers: a line of
 // relays, a ring, a tree whose routes part, a Mosquitto in the middle, and forged recipients.

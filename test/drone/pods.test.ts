@@ -1,4 +1,4 @@
-// Pods as a resource of slicing (issues 7 and 8): a node takes at most its allocatable pods, so a
+// Pods as a resource of slicing: a node takes at most its allocatable pods, so a
 // slice counts them with cpu and memory; agents older than that (no `pods` on the wire) still
 // interoperate. The offloading benchmark stalled at a node's 110 pods while cpu and memory were
 // still offered: these tests pin the arithmetic, the wire, the auction and the host's admission.

@@ -8,7 +8,7 @@ function rounded(shares: Map<string, { cpu: number; memory: number }>): Record<s
   return Object.fromEntries([...shares].map(([k, v]) => [k, { cpu: Math.round(v.cpu * 100) / 100, memory: Math.round(v.memory * 100) / 100 }]));
 }
 
-test('12 CPU among A (w1, 2), B (w1, 8) and C (w2, 10) gives A 2, B 3.33 and C 6.67 (REFERENCE §4)', (t) => {
+test('12 CPU among A (w1, 2), B (w1, 8) and C (w2, 10) gives A 2, B 3.33 and C 6.67', (t) => {
   const shares = proportion({ cpu: 12, memory: 0 }, [
     { cluster: 'a', weight: 1, request: { cpu: 2, memory: 0 } },
     { cluster: 'b', weight: 1, request: { cpu: 8, memory: 0 } },
@@ -17,7 +17,7 @@ test('12 CPU among A (w1, 2), B (w1, 8) and C (w2, 10) gives A 2, B 3.33 and C 6
   t.deepEqual(rounded(shares), { a: { cpu: 2, memory: 0 }, b: { cpu: 3.33, memory: 0 }, c: { cpu: 6.67, memory: 0 } });
 });
 
-test("the seed's example: 9 CPU / 27 Gi between Q1 (w2, 5 CPU 10 Gi) and Q2 (w4, 10 CPU 20 Gi) gives 3/9 Gi and 6/18 Gi", (t) => {
+test("the policy's worked example: 9 CPU / 27 Gi between Q1 (w2, 5 CPU 10 Gi) and Q2 (w4, 10 CPU 20 Gi) gives 3/9 Gi and 6/18 Gi", (t) => {
   const shares = proportion({ cpu: 9, memory: 27 * GI }, [
     { cluster: 'q1', weight: 2, request: { cpu: 5, memory: 10 * GI } },
     { cluster: 'q2', weight: 4, request: { cpu: 10, memory: 20 * GI } },
@@ -60,12 +60,12 @@ for (const b of bad) {
   });
 }
 
-// Pods (issue 8): shared by the same policy, in whole pods.
+// Pods: shared by the same policy, in whole pods.
 function podsOf(shares: Map<string, { pods?: number }>): Record<string, number | undefined> {
   return Object.fromEntries([...shares].map(([k, v]) => [k, v.pods]));
 }
 
-test("the seed's example with pods: 9 pods between Q1 (w2, 5 pods) and Q2 (w4, 10 pods) gives 3 and 6, and cpu and memory as before", (t) => {
+test("the policy's worked example with pods: 9 pods between Q1 (w2, 5 pods) and Q2 (w4, 10 pods) gives 3 and 6, and cpu and memory as before", (t) => {
   const shares = proportion({ cpu: 9, memory: 27 * GI, pods: 9 }, [
     { cluster: 'q1', weight: 2, request: { cpu: 5, memory: 10 * GI, pods: 5 } },
     { cluster: 'q2', weight: 4, request: { cpu: 10, memory: 20 * GI, pods: 10 } },
@@ -75,7 +75,7 @@ test("the seed's example with pods: 9 pods between Q1 (w2, 5 pods) and Q2 (w4, 1
 });
 
 const podCases = [
-  // 12 pods as REFERENCE §4's 12 CPU: 2, 3.33, 6.67 made whole: 2, 3, 7 (the larger remainder gets the pod left)
+  // 12 pods as the 12 CPU example above: 2, 3.33, 6.67 made whole: 2, 3, 7 (the larger remainder gets the pod left)
   { name: '12 pods among A (w1, 2), B (w1, 8) and C (w2, 10) give 2, 3 and 7', total: 12, requests: [['a', 1, 2], ['b', 1, 8], ['c', 2, 10]], expected: { a: 2, b: 3, c: 7 } },
   { name: '3 pods between two equal requesters give 2 and 1 (equal remainders: by id)', total: 3, requests: [['a', 1, 5], ['b', 1, 5]], expected: { a: 2, b: 1 } },
   { name: '4 pods between weights 2 and 1 give 3 and 1', total: 4, requests: [['a', 2, 4], ['b', 1, 4]], expected: { a: 3, b: 1 } },

@@ -73,7 +73,7 @@ test('nothing is reclaimed while what is hosted fits', (t) => {
   t.deepEqual(reclaim([hosted('a', 'a1', 1000, 1)], { cpu: 1000, memory: 0 }, new Map()), []);
 });
 
-// Pods (issue 8: the benchmark stalled at a node's 110 pods while cpu and memory were offered).
+// Pods (the benchmark stalled at a node's 110 pods while cpu and memory were offered).
 function apiNode(name: string, allocatable: Record<string, string>, ready = true): V1Node {
   return {
     apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { 'kubernetes.io/hostname': name } },

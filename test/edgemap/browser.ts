@@ -1,4 +1,4 @@
-// Debian's chromium driven by playwright-core (REFERENCE §10), with swiftshader so sigma's WebGL
+// Debian's chromium driven by playwright-core, with swiftshader so sigma's WebGL
 // canvas really draws, and a fresh profile per test.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -1,4 +1,4 @@
-// `npm start -- --clusters 2` (issue 9): the local stack as DRONE cluster edge-1 plus a neighbour
+// `npm start -- --clusters 2`: the local stack as DRONE cluster edge-1 plus a neighbour
 // control plane edge-2; the demo app, too big for edge-1's node, is offloaded to edge-2 while the
 // stack prints each phase. Checked through both API servers; the generated broker passwords
 // appear in no output or log; Ctrl-C leaves no process behind.

@@ -1,4 +1,4 @@
-// `npm start` in a user's hands (issue 9): the local edge stack brought up exactly as `npm start`
+// `npm start` in a user's hands: the local edge stack brought up exactly as `npm start`
 // runs it (cli.ts up --foreground, as a child), its devices called through their deviceShifus, the
 // edgeMap listing them, then Ctrl-C (SIGINT) and no process of it left behind.
 import test from 'ava';

@@ -1,4 +1,4 @@
-// The image's entrypoints, run from dist/ exactly as the Dockerfile runs them (issue 9: no Docker
+// The image's entrypoints, run from dist/ exactly as the Dockerfile runs them (no Docker
 // engine runs here, so this is what can be tested): the ENTRYPOINT and NODE_FLAGS are read from
 // the Dockerfile, /app is this checkout, and each component starts from its bundle alone (no
 // node_modules beside it in the image) far enough to refuse a bad command line in its own words.

@@ -1,4 +1,4 @@
-// The k3s install (issue 9): every kustomize overlay renders with kubectl, runs the one image with
+// The k3s install: every kustomize overlay renders with kubectl, runs the one image with
 // the component as its argument, and is accepted by a real API server (server-side dry-run).
 import test from 'ava';
 import { parseAllDocuments } from 'yaml';

@@ -1,4 +1,4 @@
-// The pure core of "Launch and connect" (issue 8), without a cluster: every port of a component
+// The pure core of "Launch and connect", without a cluster: every port of a component
 // named and reported, the Services and EndpointSlices that reach a component elsewhere (the
 // origin's for a remote component, the host's for a dependency in the origin), which local
 // components must be reachable from a neighbour, and what the messages carry, older ones included.

@@ -1,4 +1,4 @@
-// Launch and connect across real control planes (issue 8): a remote component is reached from the
+// Launch and connect across real control planes: a remote component is reached from the
 // offloading cluster on every port it declares, and a remote component reaches what it depends
 // on in the offloading cluster under the name it expects. KWOK runs no process and nothing
 // answers at pod or node addresses, so these tests assert the objects and addresses that a real

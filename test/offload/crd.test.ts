@@ -1,5 +1,5 @@
 // Bad DroneFederatedDeployments are refused by the real API server with a message naming the
-// field (issue 8; the controller never sees them), and a valid one is accepted as written.
+// field (the controller never sees them), and a valid one is accepted as written.
 import test from 'ava';
 import { sharedKube, freshNamespace } from '../support/cluster.ts';
 import { installCrds } from '../support/crds.ts';

@@ -1,4 +1,4 @@
-// The DRONE agent lives under the controller's leader election (issues 7 and 8): of two
+// The DRONE agent lives under the controller's leader election: of two
 // controller processes of one cluster only the leader runs the broker and the agent; when it
 // dies the other takes over, what was offloaded keeps running, and new work is offloaded.
 import test from 'ava';

@@ -1,4 +1,4 @@
-// Offloading through faults and changes (issue 8): the offloading cluster's controller restarted
+// Offloading through faults and changes: the offloading cluster's controller restarted
 // mid-way launches nothing twice; a template change rolls to the host (MOD/MOD_ACK); a host whose
 // origin vanished garbage-collects the job and its slice when the lease expires.
 import test from 'ava';

@@ -1,4 +1,4 @@
-// Offloading among three real clusters (issue 8): the second neighbour is chosen when the first is
+// Offloading among three real clusters: the second neighbour is chosen when the first is
 // full, and when that host dies its components re-enter the agreement and move to a cluster that
 // has room again.
 import test from 'ava';

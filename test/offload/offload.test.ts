@@ -1,4 +1,4 @@
-// Offloading across real control planes (issue 8): a resource-poor cluster's two-component app
+// Offloading across real control planes: a resource-poor cluster's two-component app
 // runs on the neighbour with room, is reached under its own Service names, and is cleaned up on
 // both sides when deleted. Each test follows the phases, not only the end state.
 import test from 'ava';
@@ -35,7 +35,7 @@ test.serial('a resource-poor cluster offloads a two-component app to the neighbo
     const app = await readApp(a.kube, 'shop');
     return app?.status?.phase === 'RUNNING' ? app : undefined;
   }, { timeoutMs: 180_000 });
-  t.deepEqual(phases, ['SCHEDULING', 'PENDING', 'RUNNING'], 'the deployment went through the seed\'s phases in order');
+  t.deepEqual(phases, ['SCHEDULING', 'PENDING', 'RUNNING'], 'the deployment went through DRONE v2\'s phases in order');
   t.deepEqual(running.status?.components?.map((c) => [c.name, c.cluster, c.phase]), [['api', 'b', 'LAUNCHED'], ['db', 'b', 'LAUNCHED']]);
   t.true(running.metadata.finalizers?.includes('drone.edgeshifu.io/release'));
 

@@ -1,4 +1,4 @@
-// Pods are a resource of slicing (issues 7 and 8): the offloading benchmark stalled when a KWOK
+// Pods are a resource of slicing: the offloading benchmark stalled when a KWOK
 // node's pod limit was reached while DRONE still offered its cpu and memory. Three real control
 // planes: b is by far the roomiest in cpu and memory, but its node takes 4 pods, and it offers
 // half (the tests' --drone-scale-percent 50): 2 pods. What b advertises is read off its broker,

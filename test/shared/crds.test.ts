@@ -14,7 +14,7 @@ test('the committed CRD manifests are exactly what the schemas render', async (t
   }
 });
 
-// Every field of Shifu's EdgeDevice types (REFERENCE.md §2): a missing one would make kubectl's
+// Every field of Shifu's EdgeDevice types: a missing one would make kubectl's
 // strict validation reject a Shifu manifest that uses it.
 const SHIFU_FIELDS: Record<string, readonly string[]> = {
   '': ['sku', 'connection', 'address', 'protocol', 'description', 'connectionInfo', 'customMetadata', 'gatewaySettings', 'protocolSettings'],

@@ -1,4 +1,4 @@
-// How much room a cluster has for one origin's components (issue 7, "Resource slicing"): its own
+// How much room a cluster has for one origin's components (README.md, "Resource slicing"): its own
 // apps may use everything free; another cluster's apps get at most that origin's proportion share
 // of the offered slice (weighted max-min among the origins asking now), and never more than the
 // slice or what is free. Hosted work and the votes or sealed bids outstanding count as used.

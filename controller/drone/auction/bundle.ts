@@ -1,4 +1,4 @@
-// The bundle phase of the auction (REFERENCE §3, CBBA): greedily add the best eligible component
+// The bundle phase of the auction (CBBA): greedily add the best eligible component
 // (app open and not blacklisted, white/black lists allow this cluster, it fits the room left for
 // its origin, and the vote beats the current winner's); when outvoted, release the lost component
 // and every one added after it, since their votes were computed on top of it.

@@ -1,5 +1,5 @@
-// Whom an origin calls to bid (issue 7 benchmark: messages per job must not grow with the
-// federation). The origin already holds every provider's advertised slice (fedSlices), so it asks
+// Whom an origin calls to bid (messages per job must not grow with the federation,
+// README.md "Targets"). The origin already holds every provider's advertised slice (fedSlices), so it asks
 // only the providers whose slice can hold part of the app, best first, a few at a time, and asks
 // more only when those cannot place it. Adverts are the only knowledge used: what each provider
 // offers now, and how many relays its advert crossed.

@@ -1,4 +1,4 @@
-// Utility and vote (REFERENCE §3): utility = round(100 × normalised residual capacity once the
+// Utility and vote: utility = round(100 × normalised residual capacity once the
 // component is added to what the cluster already holds), so lightly loaded clusters bid higher;
 // a vote never rises along one app's components (CBBA's diminishing gain) and never exceeds 100.
 import { fits, type Resources } from '../model.ts';

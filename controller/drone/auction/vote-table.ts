@@ -1,4 +1,4 @@
-// The vote table of one app (REFERENCE §3): per (component, cluster) the newest vote wins the
+// The vote table of one app: per (component, cluster) the newest vote wins the
 // merge; the winner of a component is the highest positive vote, ties to the older timestamp,
 // then to the smaller cluster id, so every agent with the same table picks the same winner.
 import type { VoteEntry } from '../messages/votes.ts';

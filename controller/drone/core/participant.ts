@@ -115,7 +115,7 @@ function supersededRelease(app: AppState, entry: VoteEntry, told: VoteEntry | un
  * bidder that never voted (it could not beat the winner it heard of), that let go of a vote only
  * because a vote they all hear beat it, or whose view of the winners moved while its own votes
  * stood, reports to the origin alone: on a line of bidders the losers' reports no longer cross
- * every other bidder (issue 7, agreement on the 15-cluster line).
+ * every other bidder (agreement on the 15-cluster line).
  */
 export function votesAudience(app: AppState, self: string, own: readonly VoteEntry[]): string[] {
   const everyone = audience(app, self);

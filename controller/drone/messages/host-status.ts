@@ -1,4 +1,4 @@
-// HostStatus (issue 8; DRONE v2 HostRequest states): the host tells the origin where one hosted
+// HostStatus (DRONE v2 HostRequest states): the host tells the origin where one hosted
 // component stands (ACCEPTED → SCHEDULED → CONNECTED → LAUNCHED, or FAILED/GONE with a reason)
 // and where to reach it: the endpoint, and every port of it. Sent on every change and in answer
 // to every lease, so a lost one heals.

@@ -1,4 +1,4 @@
-// Lease (issue 8, "Release and clean-up" and "Launch and connect"): the origin renews, for one
+// Lease (controller/offload/README.md, "How it works"): the origin renews, for one
 // component it placed, the reservation the host holds, and says what to run. Sent periodically,
 // so a lost one costs nothing; it carries the whole workload, so a template change (MOD) reaches
 // the host by the next lease, and `launch` turns true once the component's boot dependencies run,

@@ -1,4 +1,4 @@
-// Votes (thesis DroneMessage, REFERENCE §3): a cluster's view of the vote table of one app and
+// Votes (thesis DroneMessage): a cluster's view of the vote table of one app and
 // the winners it derives from it. Entries merge by newest timestamp per (component, cluster).
 // Broadcast when every provider may bid; sent to the origin and each other bidder called (`to`)
 // when the origin called only some (auction/candidates.ts): nobody else needs them.

@@ -1,6 +1,6 @@
 // The resources daemon's arithmetic (thesis 7.2.4, DRONE v2 "Resource slicing"): what a cluster
 // has free is the allocatable of its ready nodes minus the requests of the pods that hold them;
-// the federation is offered `scale` percent of that. Pods are a resource too (issue 8 benchmark:
+// the federation is offered `scale` percent of that. Pods are a resource too (the offloading benchmark:
 // a node's 110-pod limit stalled offloading while cpu and memory were still offered): each ready
 // node's allocatable pods minus the pods bound to it that have not finished. Pods run for other
 // clusters are left out here: the host ledger accounts for them, so they are not counted twice.

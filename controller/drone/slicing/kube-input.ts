@@ -1,5 +1,5 @@
 // Nodes and pods as the API returns them -> the plain input of capacity.ts, so the resources
-// daemon (issue 8 wires the informers) stays a thin shell over pure arithmetic.
+// daemon (controller/offload/ wires the informers) stays a thin shell over pure arithmetic.
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { EdgeshifuError, errorMessage } from '../../../shared/errors.ts';
 import { cpuMillis, parseQuantity } from '../../../shared/kube/quantity.ts';

@@ -1,4 +1,4 @@
-// The proportion policy (seed 001 "Proportion Policy", REFERENCE §4): weighted max-min water-filling
+// The proportion policy (DRONE v2's, README.md "Resource slicing"): weighted max-min water-filling
 // of what a provider offers among the clusters that ask for it. Every round hands each unsatisfied
 // requester `remaining × weight / Σweight` (all from the round's starting remaining), clamped per
 // resource to its capability and then to its request; met requesters leave; stop when nothing

@@ -1,5 +1,5 @@
-// Reclaim (seed 001 "Preemption"; issue 7: reclaim from clusters above their share when local
-// demand returns): when what the federation is offered shrinks below what is hosted, evict from
+// Reclaim (DRONE v2's preemption: reclaim from clusters above their share when local demand
+// returns): when what the federation is offered shrinks below what is hosted, evict from
 // the origins most above their deserved share, newest hosted component first. A slice that counts
 // pods reclaims pods too: when the node's own pods come back, hosted ones give way.
 import { fits, subtract, sum, type Resources } from '../model.ts';

@@ -1,4 +1,4 @@
-// What must hold in any federation at any time (issue 7): no component hosted by two clusters,
+// What must hold in any federation at any time: no component hosted by two clusters,
 // no cluster hosting beyond its slice or what it has free; and at the end, every job placed or
 // failed with a reason, placed jobs hosted where the origin says.
 import type { SimFederation } from './network.ts';

@@ -2,7 +2,7 @@
 # Builds the test control plane (kube-apiserver, kube-controller-manager, kube-scheduler, kubectl,
 # kine, kwok) from the Go module proxy at pinned versions, into a cache outside the repo keyed by
 # those versions, so only the first run on a machine pays for it. Prints the bin directory.
-# Recipe: ../shared/REFERENCE.md §6 (kube-apiserver cannot be `go install`ed).
+# kube-apiserver cannot be `go install`ed: k8s-module.sh says why and builds it another way.
 set -euo pipefail
 
 K8S_VERSION="${K8S_VERSION:-v1.36.3}"

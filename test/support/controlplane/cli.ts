@@ -90,7 +90,7 @@ federation (DRONE): this stack is cluster ${home}, its neighbour ${neighbour.id}
 }
 
 /**
- * The main job (issue 9): the local edge stack (test/support/localstack/stack.ts) in the
+ * The main job: the local edge stack (test/support/localstack/stack.ts) in the
  * foreground; everything stops on Ctrl-C.
  */
 async function foreground(dir: string, port: number, clusters: number): Promise<void> {

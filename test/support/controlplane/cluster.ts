@@ -1,6 +1,6 @@
 // A real Kubernetes control plane on loopback, as in k3s: kine on sqlite as the datastore,
 // kube-apiserver, kube-controller-manager (ReplicaSets, Pods, garbage collection), kube-scheduler,
-// and KWOK so that nodes and their pods exist without a kubelet. REFERENCE.md §6.
+// and KWOK so that nodes and their pods exist without a kubelet (build.sh builds them).
 import { randomBytes } from 'node:crypto';
 import { request } from 'node:https';
 import { request as httpRequest } from 'node:http';

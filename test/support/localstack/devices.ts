@@ -1,4 +1,4 @@
-// The devices of the local edge stack (issue 9): mock devices as local processes on free loopback
+// The devices of the local edge stack: mock devices as local processes on free loopback
 // ports, registered as a user would — Shifu's EdgeDevice manifests plus `configMapName`, with the
 // address pointing at the mock, and Shifu-shaped deviceShifu ConfigMaps in namespace deviceshifu.
 import { connect } from 'node:net';

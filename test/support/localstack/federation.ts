@@ -1,4 +1,4 @@
-// `npm start -- --clusters 2` (issue 9): the local stack as DRONE cluster edge-1, a neighbour
+// `npm start -- --clusters 2`: the local stack as DRONE cluster edge-1, a neighbour
 // control plane edge-2 with room, each controller with its embedded broker on 127.0.0.1, the
 // Secrets and Federations of the federation-member overlay, and a demo DroneFederatedDeployment
 // that edge-1 is too small for, so it offloads. The plain-data parts (names, flags, the demo app,

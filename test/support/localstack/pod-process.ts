@@ -1,4 +1,4 @@
-// What the development runner starts for one Pod (issue 9): the container's entrypoint as a local
+// What the development runner starts for one Pod: the container's entrypoint as a local
 // process, with the env and mounted ConfigMaps the Pod spec names. Pure: the runner does the I/O.
 // This is NOT a kubelet: no images, no isolation, no probes, no restarts, no resource limits.
 import type { V1EnvVar, V1Pod } from '@kubernetes/client-node';

@@ -1,4 +1,4 @@
-// The local edge stack (issue 9), what `npm start` runs: the test harness's control plane with the
+// The local edge stack, what `npm start` runs: the test harness's control plane with the
 // CRDs, a KWOK node `edge-local`, the controller (edgeMap), shifud for that node, mock devices
 // registered as EdgeDevices, and the development runner (not a kubelet) that runs their
 // deviceShifus as local processes. With `clusters: 2` it is DRONE cluster edge-1 of a federation
