@@ -107,7 +107,7 @@ test('nodes are joined with what shifud reports; an EdgeNode without its Node st
 
 test('the status text has the controller line, each section, and the problems to look at', (t) => {
   const report: StatusReport = {
-    kubernetes: { server: 'https://127.0.0.1:6443', kubeconfig: '/k', reachable: true },
+    kubernetes: { server: 'https://127.0.0.1:6443', kubeconfig: '/k', context: 'edge', reachable: true },
     controller: controllerReport({ where: 'http://127.0.0.1:8080', readyz: { status: 200, body: 'leading' }, metrics: 'edgeshifu_edgedevices 2\nedgeshifu_workqueue_depth 0' }, NOW),
     nodes: nodeRows([node('edge-1', 'True')], [edgeNode('edge-1')], NOW),
     devices: [deviceRow(RUNNING), deviceRow(STUCK)],
@@ -119,7 +119,7 @@ test('the status text has the controller line, each section, and the problems to
     problems: ['cannot list Federations: storage is (re)initializing'],
   };
   const text = renderStatus(report, NOW);
-  t.true(text.startsWith('kubernetes  https://127.0.0.1:6443  reachable (kubeconfig /k)\ncontroller  http://127.0.0.1:8080  ready, leading, 2 EdgeDevices cached, work queue 0; no leader election Lease\n'), text);
+  t.true(text.startsWith('kubernetes  https://127.0.0.1:6443  reachable (kubeconfig /k, context edge)\ncontroller  http://127.0.0.1:8080  ready, leading, 2 EdgeDevices cached, work queue 0; no leader election Lease\n'), text);
   t.regex(text, /NODES\nNAME +READY +SCHEDULABLE +EDGENODE +ZONE +FREE CPU +FREE MEMORY +HEARTBEAT\nedge-1 +True +yes +yes +hall-a +1500m +2Gi +10s ago/);
   t.regex(text, /FEDERATION PEERS\nNAME +CLUSTER +BROKER +WEIGHT +CONNECTED\nsite-b +site-b +mqtts:\/\/b:8883 +1 +True/);
   t.true(text.endsWith('PROBLEMS\n- cannot list Federations: storage is (re)initializing\n- devices/arm: Scheduled=False NoRoom: no node has 32Mi free'), text);
