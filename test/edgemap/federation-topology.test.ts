@@ -126,3 +126,39 @@ test('the side list holds every device with its phase, in key order', (t) => {
   map.forEachVertex((v) => { (vertices as unknown[]).push(v); });
   t.deepEqual(listedDevices(vertices), [{ key: 'annex/press', phase: 'Unknown' }, { key: 'plant/thermo', phase: 'Running' }]);
 });
+
+test('whatever order Federations and deployment statuses arrive in, the map ends as the last facts say (property)', async (t) => {
+  const fc = (await import('fast-check')).default;
+  const clusters = ['edge-2', 'edge-3', 'edge-4'];
+  const step = fc.oneof(
+    fc.record({ op: fc.constant('cluster' as const), id: fc.constantFrom(...clusters), phase: fc.constantFrom('Peered' as const, 'Unreachable' as const, 'Unknown' as const) }),
+    fc.record({ op: fc.constant('gone' as const), id: fc.constantFrom(...clusters) }),
+    fc.record({
+      op: fc.constant('offloads' as const), deployment: fc.constantFrom('apps/shop', 'apps/mill'),
+      components: fc.uniqueArray(fc.record({ component: fc.constantFrom('api', 'db', 'web'), cluster: fc.constantFrom(...clusters), phase: fc.constantFrom('SCHEDULED' as const, 'LAUNCHED' as const) }), { selector: (c) => c.component, maxLength: 3 }),
+    }),
+  );
+  fc.assert(fc.property(fc.array(step, { maxLength: 40 }), (steps) => {
+    const map = new EdgeMap();
+    const topology = new EdgeMapTopology(map, logger);
+    const present = new Map<string, string>();
+    const offloads = new Map<string, Array<{ component: string; cluster: string; phase: 'SCHEDULED' | 'LAUNCHED' }>>();
+    for (const s of steps) {
+      if (s.op === 'cluster') { topology.upsertCluster(s.id, { phase: s.phase }); present.set(s.id, s.phase); }
+      if (s.op === 'gone') { topology.removeCluster(s.id); present.delete(s.id); }
+      if (s.op === 'offloads') { topology.setOffloads(s.deployment, s.components); offloads.set(s.deployment, s.components); }
+    }
+    t.deepEqual([...map.keysOf('remoteCluster')].sort(), [...present.keys()].sort());
+    for (const [id, phase] of present) t.is(map.vertex(id)?.attributes.phase, phase);
+    const wanted = [...offloads].flatMap(([d, list]) => list.map((c) => ({ key: `${d}/${c.component}`, ...c })));
+    const components: string[] = [];
+    map.forEachVertex((v) => { if (v.kind === 'component') components.push(v.key); });
+    t.deepEqual(components.sort(), wanted.map((w) => w.key).sort());
+    for (const w of wanted) {
+      const links: string[] = [];
+      map.forEachNeighbour(w.key, (other, link) => { links.push(`${other}:${link.type}`); });
+      t.deepEqual(links, present.has(w.cluster) ? [`${w.cluster}:Offload`] : [], `${w.key} on ${w.cluster}`);
+      t.is(map.vertex(w.key)?.attributes.phase, w.phase);
+    }
+  }), { numRuns: 300 });
+});
