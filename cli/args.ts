@@ -45,6 +45,7 @@ export class UsageError extends Error {
 /** Options every command takes. */
 export const GLOBAL_OPTIONS: Readonly<Record<string, OptionSpec>> = {
   kubeconfig: { type: 'string', value: 'file', description: 'kubeconfig to use (default: $KUBECONFIG, then the local stack\'s, then ~/.kube/config)' },
+  context: { type: 'string', value: 'name', description: 'the kubeconfig context to use (default: its current-context)' },
   controller: { type: 'string', value: 'url', description: 'the controller\'s HTTP address, e.g. http://127.0.0.1:8080 (default: the local stack\'s, else through the API server\'s service proxy)' },
   output: { type: 'string', short: 'o', value: 'format', description: 'output format, where the command offers several (text, json, ...)' },
   help: { type: 'boolean', short: 'h', description: 'show help' },

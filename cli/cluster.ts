@@ -1,10 +1,14 @@
-// The CLI's Kubernetes access: shared/kube/client.ts (not client-node) with errors turned into
-// sentences that say what to fix: the API server unreachable, credentials refused, a CRD missing.
-import { KubeApiError, KubeClient, endpointFromKubeconfig, type Query, type RawReply } from '../shared/kube/client.ts';
+// The CLI's Kubernetes access: the kubeconfig read as kubectl reads it (cli/kubeconfig.ts, on
+// client-node) and errors turned into sentences that say what to fix: the API server unreachable,
+// credentials refused or not obtained, a CRD missing.
+import type { KubeConfig } from '@kubernetes/client-node';
+import { KubeApiError, type Query, type RawReply } from '../shared/kube/client.ts';
 import { kubeStatusOf } from '../shared/kube/errors.ts';
 import { EdgeshifuError, isEdgeshifuError, errorMessage } from '../shared/errors.ts';
 import { API_VERSION } from '../shared/crds/resources.ts';
 import type { KubeconfigChoice } from './connection.ts';
+import { CredentialsError, kubeRequest, makeKubeConfig } from './kube-request.ts';
+import { loadKubeconfig, type KubeconfigDocument, type LoadedKubeconfig } from './kubeconfig.ts';
 
 const TIMEOUT_MS = 15_000;
 export const FIELD_MANAGER = 'edgeshifu-cli';
@@ -43,18 +47,27 @@ export function retryDelayMs(code: number | undefined, attempt: number): number 
 export class ClusterAccess {
   readonly kubeconfig: KubeconfigChoice;
   readonly server: string;
-  private readonly client: KubeClient;
+  /** The context in use (--context, else the kubeconfig's current-context). */
+  readonly context: string;
+  private readonly document: KubeconfigDocument;
+  private kc: Promise<KubeConfig> | undefined;
 
-  private constructor(kubeconfig: KubeconfigChoice, client: KubeClient) {
+  private constructor(kubeconfig: KubeconfigChoice, loaded: LoadedKubeconfig) {
     this.kubeconfig = kubeconfig;
-    this.client = client;
-    this.server = client.endpoint.server;
+    this.document = loaded.document;
+    this.server = loaded.server;
+    this.context = loaded.context;
   }
 
-  /** Reads the kubeconfig; a file that is missing or has no server is an 'invalid' error naming it. */
-  static open(kubeconfig: KubeconfigChoice): ClusterAccess {
+  kubeConfig(): Promise<KubeConfig> {
+    this.kc ??= makeKubeConfig(this.document);
+    return this.kc;
+  }
+
+  /** Reads the kubeconfig; a missing file, context or server is an 'invalid' error naming it. */
+  static open(kubeconfig: KubeconfigChoice, context: string | undefined, env: NodeJS.ProcessEnv): ClusterAccess {
     try {
-      return new ClusterAccess(kubeconfig, new KubeClient(endpointFromKubeconfig(kubeconfig.path)));
+      return new ClusterAccess(kubeconfig, loadKubeconfig(kubeconfig.files, context, env));
     } catch (err) {
       const message = errorMessage(err);
       throw new EdgeshifuError('invalid', `${message} (from ${kubeconfig.source}): pass --kubeconfig with a readable kubeconfig, or start the local stack with \`edgeshifu up\``);
@@ -62,7 +75,7 @@ export class ClusterAccess {
   }
 
   async get<T>(path: string, what: string, query?: Query): Promise<T> {
-    return this.call(what, () => this.client.request<T>('GET', path, { query, timeoutMs: TIMEOUT_MS }));
+    return this.call(what, () => this.json<T>('GET', path, { query, timeoutMs: TIMEOUT_MS }));
   }
 
   /** Undefined when the object does not exist. */
@@ -81,24 +94,31 @@ export class ClusterAccess {
 
   /** Server-side apply under the CLI's field manager, as `kubectl apply --server-side --force-conflicts`. */
   async apply<T>(path: string, object: unknown, what: string): Promise<T> {
-    return this.call(what, () => this.client.request<T>('PATCH', path, {
-      query: { fieldManager: FIELD_MANAGER, force: true }, contentType: 'application/apply-patch+yaml', body: object, timeoutMs: TIMEOUT_MS,
+    return this.call(what, () => this.json<T>('PATCH', path, {
+      query: { fieldManager: FIELD_MANAGER, force: true }, contentType: 'application/apply-patch+yaml', body: JSON.stringify(object), timeoutMs: TIMEOUT_MS,
     }));
   }
 
   async delete(path: string, what: string): Promise<void> {
-    await this.call(what, () => this.client.request('DELETE', path, { timeoutMs: TIMEOUT_MS }));
+    await this.call(what, () => this.json('DELETE', path, { timeoutMs: TIMEOUT_MS }));
   }
 
   /** Any answer, kept whole (the service proxy relays the answers of what is behind it). */
   async raw(method: string, path: string, what: string, options: { query?: Query; body?: string; contentType?: string; timeoutMs?: number } = {}): Promise<RawReply> {
-    return this.call(what, () => this.client.requestRaw(method, path, {
-      query: options.query, rawBody: options.body, contentType: options.contentType, timeoutMs: options.timeoutMs ?? TIMEOUT_MS,
+    return this.call(what, () => kubeRequest(this, method, path, {
+      query: options.query, body: options.body, contentType: options.contentType, timeoutMs: options.timeoutMs ?? TIMEOUT_MS,
     }));
   }
 
   close(): void {
-    this.client.close();
+    // client-node keeps no connection open between requests of a short-lived CLI
+  }
+
+  /** A 2xx answer parsed as JSON; anything else a KubeApiError carrying the Status. */
+  private async json<T>(method: string, path: string, request: Parameters<typeof kubeRequest>[3]): Promise<T> {
+    const reply = await kubeRequest(this, method, path, request);
+    if (reply.status < 200 || reply.status >= 300) throw new KubeApiError(reply.status, reply.body, `${method} ${path}`);
+    return (reply.body === '' ? undefined : JSON.parse(reply.body)) as T;
   }
 
   private async call<T>(what: string, run: () => Promise<T>): Promise<T> {
@@ -114,6 +134,9 @@ export class ClusterAccess {
   }
 
   private explain(err: unknown, what: string): EdgeshifuError {
+    if (err instanceof CredentialsError) {
+      return new EdgeshifuError('forbidden', `cannot ${what}: no credentials for context "${this.context}" of ${this.kubeconfig.path}: ${err.message}`, { cause: err });
+    }
     const status = err instanceof KubeApiError ? kubeStatusOf(err) : undefined;
     const where = `${this.server} (kubeconfig ${this.kubeconfig.path}, from ${this.kubeconfig.source})`;
     if (status === undefined) {
@@ -122,7 +145,7 @@ export class ClusterAccess {
     }
     const detail = status.message || status.reason || `HTTP ${String(status.code)}`;
     if (status.code === 401 || status.code === 403) {
-      return new EdgeshifuError('forbidden', `cannot ${what}: the API server at ${this.server} refused (${detail}). Check the credentials of ${this.kubeconfig.path}.`, { cause: err });
+      return new EdgeshifuError('forbidden', `cannot ${what}: the API server at ${this.server} refused (${detail}). Check the credentials of context "${this.context}" in ${this.kubeconfig.path}.`, { cause: err });
     }
     if (status.code === 404) return new EdgeshifuError('not-found', `cannot ${what}: ${detail}`, { cause: err });
     const kind = status.code === 409 ? 'conflict' : status.code >= 500 ? 'unavailable' : 'invalid';

@@ -1,12 +1,14 @@
 // Where the CLI talks to, decided once per run (pure): which kubeconfig, and how to reach the
 // controller's HTTP endpoints (/readyz, /metrics, /edgemap). Each choice says where it came from,
 // so an error can tell the user what to change.
-import { join } from 'node:path';
-import { dirname } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { DEFAULT_STACK_PORT, defaultStackDir, edgeshifuHome } from './local-stack.ts';
 
 export interface KubeconfigChoice {
+  /** The first file: a local stack keeps its state files beside it. */
   readonly path: string;
+  /** Every file to read, merged as kubectl merges them ($KUBECONFIG may list several). */
+  readonly files: readonly string[];
   /** Why this file: `--kubeconfig`, `$KUBECONFIG`, `the local stack`, ... */
   readonly source: string;
 }
@@ -18,17 +20,19 @@ export interface KubeconfigInputs {
   readonly exists: (path: string) => boolean;
 }
 
-/** --kubeconfig, else $KUBECONFIG (its first file), else the local stack's, the dev cluster's, ~/.kube/config. */
+/** --kubeconfig, else $KUBECONFIG (all its files), else the local stack's, the dev cluster's, ~/.kube/config. */
 export function chooseKubeconfig(inputs: KubeconfigInputs): KubeconfigChoice | undefined {
-  if (inputs.flag !== undefined) return { path: inputs.flag, source: '--kubeconfig' };
-  const fromEnv = inputs.env.KUBECONFIG?.split(':').find((p) => p !== '');
-  if (fromEnv !== undefined) return { path: fromEnv, source: '$KUBECONFIG' };
-  const candidates: KubeconfigChoice[] = [
+  if (inputs.flag !== undefined) return { path: inputs.flag, files: [inputs.flag], source: '--kubeconfig' };
+  const fromEnv = (inputs.env.KUBECONFIG ?? '').split(delimiter).filter((p) => p !== '');
+  const first = fromEnv[0];
+  if (first !== undefined) return { path: first, files: fromEnv, source: '$KUBECONFIG' };
+  const candidates = [
     { path: join(defaultStackDir(inputs.env), 'admin.kubeconfig'), source: 'the local stack (edgeshifu up / npm start)' },
     { path: join(edgeshifuHome(inputs.env), 'dev-cluster', 'admin.kubeconfig'), source: 'the dev cluster (npm run cluster:up)' },
     { path: join(inputs.homedir, '.kube', 'config'), source: '~/.kube/config' },
   ];
-  return candidates.find((c) => inputs.exists(c.path));
+  const found = candidates.find((c) => inputs.exists(c.path));
+  return found === undefined ? undefined : { ...found, files: [found.path] };
 }
 
 export type ControllerChoice =

@@ -55,7 +55,7 @@ export class CliContext {
   }
 
   cluster(): ClusterAccess {
-    this.opened ??= ClusterAccess.open(this.kubeconfig());
+    this.opened ??= ClusterAccess.open(this.kubeconfig(), stringOption(this.invocation, 'context'), this.env);
     return this.opened;
   }
 

@@ -5,7 +5,7 @@
 // devices a record each (footprint).
 import type { EdgeMap, LinkType, NodeAttributes } from '../edgemap/index.ts';
 import type { Logger } from '../shared/log.ts';
-import type { DeviceFacts, NodeFacts, Topology } from './topology.ts';
+import type { ClusterFacts, DeviceFacts, NodeFacts, OffloadFacts, Topology } from './topology.ts';
 import { errorMessage } from '../shared/errors.ts';
 
 interface WantedLink {
@@ -22,6 +22,8 @@ export class EdgeMapTopology implements Topology {
   private readonly wanted = new Map<string, WantedLink[]>();
   /** Device links waiting for their node: not yet made, or unmade when the node went. */
   private readonly waiting = new Map<string, WantedLink[]>();
+  /** Offloaded components by deployment (namespace/name): component key → the cluster running it. */
+  private readonly offloads = new Map<string, Map<string, string>>();
 
   constructor(map: EdgeMap, logger: Logger) {
     this.map = map;
@@ -83,6 +85,40 @@ export class EdgeMapTopology implements Topology {
       });
     }
     this.guard(name, () => { this.map.removeNode(name); });
+  }
+
+  upsertCluster(clusterId: string, facts: ClusterFacts): void {
+    this.guard(clusterId, () => {
+      this.map.upsertCluster(clusterId, dropUndefined({ phase: facts.phase, broker: facts.broker, message: facts.message }));
+      // components that waited for their cluster
+      for (const components of this.offloads.values()) {
+        for (const [component, cluster] of components) if (cluster === clusterId && this.map.has(component)) this.map.link(component, clusterId, 'Offload');
+      }
+    });
+  }
+
+  removeCluster(clusterId: string): void {
+    // its components stay on the map, unlinked, until their deployment says otherwise
+    this.guard(clusterId, () => { if (this.map.vertex(clusterId)?.kind === 'remoteCluster') this.map.removeCluster(clusterId); });
+  }
+
+  setOffloads(deployment: string, offloads: readonly OffloadFacts[]): void {
+    const before = this.offloads.get(deployment) ?? new Map<string, string>();
+    const now = new Map(offloads.map((o) => [`${deployment}/${o.component}`, o.cluster]));
+    for (const key of before.keys()) if (!now.has(key)) this.guard(key, () => { this.map.removeComponent(key); });
+    for (const o of offloads) {
+      const key = `${deployment}/${o.component}`;
+      this.guard(key, () => {
+        this.map.upsertComponent(key, dropUndefined({ phase: o.phase, cluster: o.cluster, endpoint: o.endpoint }));
+        // a component moved to another cluster leaves the link to the first
+        const stale: string[] = [];
+        this.map.forEachNeighbour(key, (other) => { if (other !== o.cluster) stale.push(other); });
+        for (const other of stale) this.map.unlink(key, other);
+        if (this.map.vertex(o.cluster)?.kind === 'remoteCluster') this.map.link(key, o.cluster, 'Offload');
+      });
+    }
+    if (now.size > 0) this.offloads.set(deployment, now);
+    else this.offloads.delete(deployment);
   }
 
   /** A device's links: those it has in the map that it no longer asks for go; the rest are made or wait. */

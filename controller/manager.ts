@@ -138,7 +138,7 @@ export class Controller {
     const { Offloader } = await import('./offload/manager.ts');
     // PodRecord has the V1Pod shape DRONE's capacity reads (records.ts): its cache serves as a V1Pod one
     const pods = this.world.pods as unknown as Informer<V1Pod>;
-    this.offloader = new Offloader({ client, settings: { ...config, droneCluster }, logger, registry: this.deps.registry, nodes: this.world.nodes, pods });
+    this.offloader = new Offloader({ client, settings: { ...config, droneCluster }, logger, registry: this.deps.registry, nodes: this.world.nodes, pods, topology: this.deps.topology });
   }
 
   /** Stops once, however often it is called. */

@@ -3,7 +3,7 @@
 import { Validator } from '../shared/validation.ts';
 import { EdgeshifuError } from '../shared/errors.ts';
 import {
-  ClusterAttributes, DeviceAttributes, LINK_TYPES, LinkAttributes, NodeAttributes,
+  ClusterAttributes, ComponentAttributes, DeviceAttributes, LINK_TYPES, LinkAttributes, NodeAttributes,
   type LinkType, type Location, type VertexKind,
 } from './model.ts';
 
@@ -17,6 +17,7 @@ export function attributeCheckers(): AttributeCheckers {
     edgeNode: new Validator(NodeAttributes, 'attributes'),
     edgeDevice: new Validator(DeviceAttributes, 'attributes'),
     remoteCluster: new Validator(ClusterAttributes, 'attributes'),
+    component: new Validator(ComponentAttributes, 'attributes'),
   };
   const link = new Validator(LinkAttributes, 'attributes');
   return {

@@ -5,7 +5,7 @@ import { KIND_SIZE, LINK_COLOURS, vertexColour } from './style.ts';
 import { toSnapshot } from './snapshot.ts';
 import type { EdgeMapView } from './view.ts';
 
-const SHAPES = { edgeNode: 'box', edgeDevice: 'ellipse', remoteCluster: 'doubleoctagon' } as const;
+const SHAPES = { edgeNode: 'box', edgeDevice: 'ellipse', remoteCluster: 'doubleoctagon', component: 'component' } as const;
 
 /** A DOT quoted string: `"` and `\` escaped, CR/LF as `\n`, other control characters dropped. */
 export function dotString(value: string): string {

@@ -1,5 +1,6 @@
-// Vertex keys: an edgeNode and a remoteCluster by name, an edgeDevice by namespace/name (so the
-// slash tells them apart). One key names one vertex whatever its kind.
+// Vertex keys: an edgeNode and a remoteCluster by name, an edgeDevice by namespace/name, a
+// component by namespace/deployment/component (so the slashes tell them apart). One key names one
+// vertex whatever its kind.
 import { EdgeshifuError } from '../shared/errors.ts';
 import type { VertexKind } from './model.ts';
 
@@ -12,8 +13,8 @@ export function checkKey(kind: VertexKind, key: unknown, what: string): string {
     throw new EdgeshifuError('invalid', `${what}: the ${kind} key must be a non-empty string, got ${shown(key)}`);
   }
   const parts = key.split('/');
-  const wanted = kind === 'edgeDevice' ? 2 : 1;
-  const shape = kind === 'edgeDevice' ? 'namespace/name' : 'a name without "/"';
+  const wanted = kind === 'edgeDevice' ? 2 : kind === 'component' ? 3 : 1;
+  const shape = kind === 'edgeDevice' ? 'namespace/name' : kind === 'component' ? 'namespace/deployment/component' : 'a name without "/"';
   if (parts.length !== wanted || !parts.every((p) => p.length > 0 && p.length <= MAX && PART.test(p))) {
     throw new EdgeshifuError('invalid', `${what}: the ${kind} key ${JSON.stringify(key)} must be ${shape} (no spaces or control characters, at most ${MAX} characters a part)`);
   }

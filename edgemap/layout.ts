@@ -1,7 +1,8 @@
 // A cheap deterministic layout for the page (readable with 1,000 devices, no force
 // layout in the browser): each edgeNode sits in a grid cell with the devices it serves on a
 // sunflower spiral around it; devices with no node share a last cell; remoteClusters ring the
-// grid. O(V + E), and the same topology always gives the same picture.
+// grid, each with the components it runs for this cluster around it. O(V + E), and the same
+// topology always gives the same picture.
 import type { Link, Vertex } from './model.ts';
 import { compareKeys } from './queries/order.ts';
 
@@ -67,5 +68,11 @@ export function layoutEdgeMap(vertices: readonly Vertex[], links: readonly Link[
     const a = (2 * Math.PI * i) / clusters.length - Math.PI / 2;
     positions.set(key, { x: middle.x + (middle.x + cell) * Math.cos(a), y: middle.y + (middle.y + cell) * Math.sin(a) });
   });
+  const around = new Map<string, string[]>();
+  for (const v of vertices) if (v.kind === 'component') append(around, v.attributes.cluster, v.key);
+  for (const [cluster, components] of around) {
+    const centre = positions.get(cluster) ?? middle;
+    components.sort(compareKeys).forEach((component, j) => positions.set(component, spiral(centre, j)));
+  }
   return positions;
 }

@@ -17,7 +17,7 @@ import { checkKey, ordered } from './keys.ts';
 import { checkLinkEnds } from './link-rules.ts';
 import { frozenCopy, samePlain } from './plain.ts';
 import type {
-  ClusterAttributes, DeviceAttributes, EdgeMapChange, EdgeMapListener, Link, LinkAttributes, LinkType,
+  ClusterAttributes, ComponentAttributes, DeviceAttributes, EdgeMapChange, EdgeMapListener, Link, LinkAttributes, LinkType,
   NodeAttributes, Vertex, VertexKind,
 } from './model.ts';
 import { VERTEX_KINDS } from './model.ts';
@@ -82,6 +82,13 @@ export class EdgeMap implements EdgeMapView {
   removeNode(name: string): boolean { return this.#remove('edgeNode', name); }
   removeDevice(key: string): boolean { return this.#remove('edgeDevice', key); }
   removeCluster(name: string): boolean { return this.#remove('remoteCluster', name); }
+
+  /** An offloaded component, key namespace/deployment/component. */
+  upsertComponent(key: string, attributes: ComponentAttributes): boolean {
+    return this.#upsert('component', key, attributes);
+  }
+
+  removeComponent(key: string): boolean { return this.#remove('component', key); }
 
   /** Creates or updates the link between `a` and `b`; true when something changed. */
   link(a: string, b: string, type: LinkType, attributes: LinkAttributes = {}): boolean {

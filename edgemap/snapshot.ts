@@ -4,7 +4,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { EdgeshifuError, errorMessage } from '../shared/errors.ts';
 import { Validator } from '../shared/validation.ts';
 import { EdgeMap, type EdgeMapOptions } from './map.ts';
-import { LINK_TYPES, VERTEX_KINDS, type Link, type Vertex } from './model.ts';
+import { LINK_TYPES, VERTEX_KINDS, type ComponentAttributes, type Link, type Vertex } from './model.ts';
 import { StringEnum } from '../shared/crds/schema.ts';
 import { compareKeys } from './queries/order.ts';
 import type { EdgeMapView } from './view.ts';
@@ -67,5 +67,6 @@ function duplicate(what: string): never {
 function upsert(map: EdgeMap, kind: Vertex['kind'], key: string, attributes: object): boolean {
   if (kind === 'edgeNode') return map.upsertNode(key, attributes);
   if (kind === 'edgeDevice') return map.upsertDevice(key, attributes);
+  if (kind === 'component') return map.upsertComponent(key, attributes as ComponentAttributes);
   return map.upsertCluster(key, attributes);
 }

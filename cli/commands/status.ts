@@ -71,7 +71,7 @@ export async function gatherStatus(ctx: CliContext): Promise<StatusReport> {
   ]);
   const now = ctx.now();
   return {
-    kubernetes: { server: cluster.server, kubeconfig: cluster.kubeconfig.path, reachable },
+    kubernetes: { server: cluster.server, kubeconfig: cluster.kubeconfig.path, context: cluster.context, reachable },
     controller: controllerReport(controller, now),
     nodes: nodeRows(facts.nodes, facts.edgeNodes, now),
     devices: sortRows(facts.devices.map(deviceRow)),

@@ -1,5 +1,6 @@
 // The edgeMap (the controller's GET /edgemap snapshot) as text (pure): each node with the devices
-// placed on it, devices on no node, remote clusters, then every other link.
+// placed on it, devices on no node, remote clusters with the components offloaded to each, then
+// every other link.
 import type { EdgeMapSnapshot } from '../../edgemap/snapshot.ts';
 import type { Link, Resources, Vertex } from '../../edgemap/model.ts';
 import { byteQuantity } from './table.ts';
@@ -33,10 +34,29 @@ function linkKey(a: string, b: string): string {
   return a < b ? `${a}\n${b}` : `${b}\n${a}`;
 }
 
+type ClusterVertex = Extract<Vertex, { kind: 'remoteCluster' }>;
+type ComponentVertex = Extract<Vertex, { kind: 'component' }>;
+
+/** Each remote cluster with the components it runs for this cluster, then those whose cluster is not on the map. */
+function clusterLines(clusters: readonly ClusterVertex[], components: readonly ComponentVertex[], shown: Set<string>): string[] {
+  const lines: string[] = clusters.length > 0 ? ['', 'remote clusters:'] : [];
+  for (const c of clusters) {
+    lines.push(`  ${words([c.key, c.attributes.phase ?? 'phase unknown', c.attributes.endpoint ?? c.attributes.broker])}`);
+    for (const component of components.filter((o) => o.attributes.cluster === c.key)) {
+      shown.add(linkKey(component.key, c.key));
+      lines.push(`    runs ${words([component.key, component.attributes.phase ?? 'phase unknown', component.attributes.endpoint])}`);
+    }
+  }
+  const waiting = components.filter((o) => !clusters.some((c) => c.key === o.attributes.cluster));
+  if (waiting.length > 0) lines.push('', 'offloaded to a cluster not on the map:', ...waiting.map((o) => `  ${words([o.key, o.attributes.phase ?? 'phase unknown', `on ${o.attributes.cluster}`])}`));
+  return lines;
+}
+
 export function renderEdgeMap(snapshot: EdgeMapSnapshot): string {
   const nodes = snapshot.vertices.filter((v) => v.kind === 'edgeNode');
   const devices = snapshot.vertices.filter((v): v is DeviceVertex => v.kind === 'edgeDevice');
-  const clusters = snapshot.vertices.filter((v) => v.kind === 'remoteCluster');
+  const clusters = snapshot.vertices.filter((v): v is ClusterVertex => v.kind === 'remoteCluster');
+  const components = snapshot.vertices.filter((v): v is ComponentVertex => v.kind === 'component');
   const links = new Map(snapshot.links.map((l) => [linkKey(l.source, l.target), l]));
   const shown = new Set<string>();
   const lines = [`edgeMap (seq ${String(snapshot.seq)}): ${plural(nodes.length, 'node')}, ${plural(devices.length, 'device')}, ${plural(clusters.length, 'remote cluster')}, ${plural(snapshot.links.length, 'link')}`];
@@ -53,9 +73,7 @@ export function renderEdgeMap(snapshot: EdgeMapSnapshot): string {
   }
   const unplaced = devices.filter((d) => d.attributes.nodeName === undefined || !nodes.some((n) => n.key === d.attributes.nodeName));
   if (unplaced.length > 0) lines.push('', 'devices on no node:', ...unplaced.map((d) => deviceLine(d, undefined)));
-  if (clusters.length > 0) {
-    lines.push('', 'remote clusters:', ...clusters.map((c) => `  ${words([c.key, c.attributes.phase ?? 'phase unknown', c.attributes.endpoint])}`));
-  }
+  lines.push(...clusterLines(clusters, components, shown));
   const others = snapshot.links.filter((l) => !shown.has(linkKey(l.source, l.target)));
   if (others.length > 0) lines.push('', 'links:', ...others.map((l) => `  ${l.source} -- ${l.target}  ${linkText(l)}`));
   return lines.join('\n');

@@ -46,7 +46,7 @@ export interface PeerRow {
 }
 
 export interface StatusReport {
-  readonly kubernetes: { readonly server: string; readonly kubeconfig: string; readonly reachable: boolean };
+  readonly kubernetes: { readonly server: string; readonly kubeconfig: string; readonly context: string; readonly reachable: boolean };
   readonly controller: ControllerReport;
   readonly nodes: readonly NodeRow[];
   readonly devices: readonly DeviceRow[];
@@ -152,7 +152,7 @@ export function renderStatus(report: StatusReport, now: Date): string {
     report.federation.map((p) => [p.name, p.clusterId, p.brokerUrl, p.weight, p.connected]));
   const problems = [...report.problems, ...deviceProblems(report.devices)];
   return [
-    `kubernetes  ${kubernetes.server}  ${kubernetes.reachable ? 'reachable' : 'UNREACHABLE'} (kubeconfig ${kubernetes.kubeconfig})`,
+    `kubernetes  ${kubernetes.server}  ${kubernetes.reachable ? 'reachable' : 'UNREACHABLE'} (kubeconfig ${kubernetes.kubeconfig}, context ${kubernetes.context})`,
     controllerLine(controller),
     '', 'NODES', nodes,
     '', 'DEVICES', renderDevices(report.devices, now),

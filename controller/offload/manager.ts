@@ -21,6 +21,8 @@ import { collectionPath, OffloadApi, type OffloadKind } from './kube.ts';
 import { LABEL_COMPONENT, LABEL_DEPLOYMENT, type HostRequest } from './objects.ts';
 import { OriginSide, type OffloadRequest } from './origin-reconciler.ts';
 import type { OffloadSettings } from './settings.ts';
+import type { Topology } from '../topology.ts';
+import { feedEdgeMap } from './edgemap-feed.ts';
 import type { DroneFederatedDeployment } from './workload.ts';
 import { errorMessage } from '../../shared/errors.ts';
 
@@ -33,6 +35,8 @@ export interface OffloaderDeps {
   readonly nodes: Informer<V1Node>;
   readonly pods: Informer<V1Pod>;
   readonly workers?: number;
+  /** The edgeMap's port: neighbours and offloaded components are shown there. */
+  readonly topology?: Topology;
 }
 
 function informer<T extends KubernetesObject>(deps: OffloaderDeps, kind: OffloadKind, labelSelector?: string): Informer<T> {
@@ -104,6 +108,7 @@ export class Offloader {
     await Promise.all(caches.map((i) => i.start()));
     this.wire();
     await this.federation.start();
+    if (this.deps.topology !== undefined) feedEdgeMap(this.deps.topology, this.federation.federations, this.deployments, this.cluster);
     // the caches were empty when the agent was made; the first advert must say what is free now
     this.federation.agent.setResources(this.free());
     this.host.restore();

@@ -5,6 +5,8 @@ export interface PageElement {
   textContent: string | null;
   className: string;
   hidden: boolean;
+  /** An input's text. */
+  value: string;
   href: string;
   title: string;
   /** CSSOM only: the page's CSP refuses inline style attributes. */

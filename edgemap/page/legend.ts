@@ -3,7 +3,7 @@ import { LINK_TYPES, type VertexKind } from '../model.ts';
 import { KIND_SIZE, LINK_COLOURS, PHASE_COLOURS } from '../style.ts';
 import { element, type PageElement } from './dom.ts';
 
-const KIND_NAMES: Record<VertexKind, string> = { edgeNode: 'edgeNode', edgeDevice: 'edgeDevice', remoteCluster: 'remote cluster' };
+const KIND_NAMES: Record<VertexKind, string> = { edgeNode: 'edgeNode', edgeDevice: 'edgeDevice', remoteCluster: 'remote cluster', component: 'offloaded component' };
 
 function swatch(colour: string, className: string, size?: number): PageElement {
   const el = element('span', className);

@@ -73,7 +73,7 @@ export class Mirror {
     const before = this.graph.hasNode(vertex.key) ? this.graph.getNodeAttributes(vertex.key) : undefined;
     const drawn: DrawnVertex = {
       vertex, x: before?.x ?? 0, y: before?.y ?? 0, size: KIND_SIZE[vertex.kind],
-      color: vertexColour(vertex.kind, vertex.attributes.phase), label: vertex.key,
+      color: vertexColour(vertex.kind, vertex.attributes.phase), label: `${vertex.key} · ${vertex.attributes.phase ?? 'Unknown'}`,
       zIndex: vertex.kind === 'edgeDevice' ? 0 : 1,
     };
     if (before === undefined) this.graph.addNode(vertex.key, drawn);

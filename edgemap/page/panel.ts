@@ -37,7 +37,10 @@ function details(vertex: Vertex): Array<[string, PageElement | string | undefine
     const a = vertex.attributes;
     return [...common, ['free cpu', a.free?.cpu?.toString()], ['free memory', a.free?.memory?.toString()]];
   }
-  return [...common, ['endpoint', vertex.attributes.endpoint]];
+  if (vertex.kind === 'component') {
+    return [...common, ['runs on', vertex.attributes.cluster], ['reached at', vertex.attributes.endpoint]];
+  }
+  return [...common, ['broker', vertex.attributes.broker], ['connection', vertex.attributes.message], ['endpoint', vertex.attributes.endpoint]];
 }
 
 /** Shows `vertex` (or hides the panel when undefined or removed). */

@@ -9,7 +9,8 @@ export interface PathQueryOptions {
 }
 
 export function crossable(map: EdgeMapView, key: string): boolean {
-  return map.vertex(key)?.kind !== 'remoteCluster';
+  const kind = map.vertex(key)?.kind;
+  return kind !== 'remoteCluster' && kind !== 'component';
 }
 
 export function isAnswer(map: EdgeMapView, key: string, eligible: PathQueryOptions['eligible']): boolean {

@@ -75,13 +75,13 @@ async function deploymentExists(kube: Kube, device: string): Promise<boolean> {
 }
 
 test.serial('status shows the API server, the controller leading, the node and no devices, as text and as JSON', async (t) => {
-  const { cluster, controllerUrl } = ready();
+  const { cluster, kube, controllerUrl } = ready();
   // the API server answers 503 for a CRD's objects for a moment after the CRD is created
   const result = await waitFor('status to read every part', async () => {
     const r = await cli(['status']);
     return r.code === 0 ? r : undefined;
   }, { timeoutMs: 60_000, intervalMs: 500 });
-  t.true(result.stdout.startsWith(`kubernetes  ${cluster.server}  reachable (kubeconfig ${cluster.kubeconfigPath})\ncontroller  ${controllerUrl}  ready, leading`), shown(result));
+  t.true(result.stdout.startsWith(`kubernetes  ${cluster.server}  reachable (kubeconfig ${cluster.kubeconfigPath}, context ${kube.kc.getCurrentContext()})\ncontroller  ${controllerUrl}  ready, leading`), shown(result));
   t.regex(result.stdout, /NODES\nNAME .*\nedge-1 +True +yes +no/);
   t.regex(result.stdout, /DEVICES\nno EdgeDevices/);
   t.regex(result.stdout, /FEDERATION PEERS\nno federation peers/);

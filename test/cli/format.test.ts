@@ -107,7 +107,7 @@ test('nodes are joined with what shifud reports; an EdgeNode without its Node st
 
 test('the status text has the controller line, each section, and the problems to look at', (t) => {
   const report: StatusReport = {
-    kubernetes: { server: 'https://127.0.0.1:6443', kubeconfig: '/k', reachable: true },
+    kubernetes: { server: 'https://127.0.0.1:6443', kubeconfig: '/k', context: 'edge', reachable: true },
     controller: controllerReport({ where: 'http://127.0.0.1:8080', readyz: { status: 200, body: 'leading' }, metrics: 'edgeshifu_edgedevices 2\nedgeshifu_workqueue_depth 0' }, NOW),
     nodes: nodeRows([node('edge-1', 'True')], [edgeNode('edge-1')], NOW),
     devices: [deviceRow(RUNNING), deviceRow(STUCK)],
@@ -119,7 +119,7 @@ test('the status text has the controller line, each section, and the problems to
     problems: ['cannot list Federations: storage is (re)initializing'],
   };
   const text = renderStatus(report, NOW);
-  t.true(text.startsWith('kubernetes  https://127.0.0.1:6443  reachable (kubeconfig /k)\ncontroller  http://127.0.0.1:8080  ready, leading, 2 EdgeDevices cached, work queue 0; no leader election Lease\n'), text);
+  t.true(text.startsWith('kubernetes  https://127.0.0.1:6443  reachable (kubeconfig /k, context edge)\ncontroller  http://127.0.0.1:8080  ready, leading, 2 EdgeDevices cached, work queue 0; no leader election Lease\n'), text);
   t.regex(text, /NODES\nNAME +READY +SCHEDULABLE +EDGENODE +ZONE +FREE CPU +FREE MEMORY +HEARTBEAT\nedge-1 +True +yes +yes +hall-a +1500m +2Gi +10s ago/);
   t.regex(text, /FEDERATION PEERS\nNAME +CLUSTER +BROKER +WEIGHT +CONNECTED\nsite-b +site-b +mqtts:\/\/b:8883 +1 +True/);
   t.true(text.endsWith('PROBLEMS\n- cannot list Federations: storage is (re)initializing\n- devices/arm: Scheduled=False NoRoom: no node has 32Mi free'), text);
@@ -137,18 +137,21 @@ const SNAPSHOT: EdgeMapSnapshot = {
     { key: 'edge-1', kind: 'edgeNode', attributes: { phase: 'Ready', location: { zone: 'hall-a' }, free: { cpu: '2', memory: '1Gi' } } },
     { key: 'edge-2', kind: 'edgeNode', attributes: { phase: 'NotReady' } },
     { key: 'site-b', kind: 'remoteCluster', attributes: { phase: 'Peered', endpoint: 'http://b.example' } },
+    { key: 'apps/shop/api', kind: 'component', attributes: { phase: 'LAUNCHED', cluster: 'site-b', endpoint: '192.0.2.2:30080' } },
+    { key: 'apps/shop/db', kind: 'component', attributes: { phase: 'SCHEDULED', cluster: 'site-c' } },
   ],
   links: [
     { source: 'devices/arm', target: 'edge-2', type: 'USB' },
     { source: 'devices/thermo', target: 'edge-1', type: 'Ethernet' },
     { source: 'edge-1', target: 'edge-2', type: 'Ethernet', latencyMs: 2, bandwidthMbps: 100 },
     { source: 'edge-1', target: 'site-b', type: 'Federation' },
+    { source: 'apps/shop/api', target: 'site-b', type: 'Offload' },
   ],
 };
 
-test('the edgeMap as text: nodes with their devices, devices on no node, clusters, the other links', (t) => {
+test('the edgeMap as text: nodes with their devices, devices on no node, clusters with what they run for us, the other links', (t) => {
   t.is(renderEdgeMap(SNAPSHOT), [
-    'edgeMap (seq 12): 2 nodes, 2 devices, 1 remote cluster, 4 links',
+    'edgeMap (seq 12): 2 nodes, 2 devices, 1 remote cluster, 5 links',
     '',
     'edge-1  Ready  zone hall-a  free cpu 2, memory 1Gi',
     '  devices/thermo  Running  HTTP  http://thermo.deviceshifu.svc  (Ethernet)',
@@ -161,6 +164,10 @@ test('the edgeMap as text: nodes with their devices, devices on no node, cluster
     '',
     'remote clusters:',
     '  site-b  Peered  http://b.example',
+    '    runs apps/shop/api  LAUNCHED  192.0.2.2:30080',
+    '',
+    'offloaded to a cluster not on the map:',
+    '  apps/shop/db  SCHEDULED  on site-c',
     '',
     'links:',
     '  devices/arm -- edge-2  USB',
