@@ -48,7 +48,7 @@ export interface SupernodeView {
   /** Its own flavours (the clusters of its domain that sell through it). */
   readonly own: readonly Flavour[];
   readonly cache: CandidateCache;
-  /** The supernodes and catalogues it knows. */
+  /** Whom to ask when its own flavours and its cache have nothing (flows/routing.ts whomToAsk). */
   readonly known: readonly string[];
 }
 
