@@ -72,6 +72,7 @@ export const SolverStatus = Type.Object({
   attempts: Type.Optional(Type.Integer({ minimum: 0 })),
   flavorID: Type.Optional(Type.String({ maxLength: 253 })),
   provider: Type.Optional(ClusterId),
+  providerDomain: Type.Optional(Type.String({ maxLength: 253 })),
   transactionID: Type.Optional(Type.String({ maxLength: 253 })),
   contractID: Type.Optional(Type.String({ maxLength: 253 })),
   virtualNode: Type.Optional(Type.String({ maxLength: 253 })),
