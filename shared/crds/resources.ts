@@ -6,6 +6,7 @@ import { EdgeDeviceSpec, EdgeDeviceStatus } from './edgedevice.ts';
 import { EdgeNodeSpec, EdgeNodeStatus } from './edgenode.ts';
 import { FederationSpec, FederationStatus } from './federation.ts';
 import { TelemetryServiceSpec, TelemetryServiceStatus } from './telemetryservice.ts';
+import { REAR_RESOURCES } from './rear-resources.ts';
 import { DroneFederatedDeploymentSpec, DroneFederatedDeploymentStatus, HostRequestSpec, HostRequestStatus, OffloadRequestSpec, OffloadRequestStatus } from './drone.ts';
 
 export const GROUP = 'shifu.edgenesis.io';
@@ -161,7 +162,7 @@ export const TELEMETRY_SERVICE: ResourceDefinition = {
   ],
 };
 
-export const RESOURCES: readonly ResourceDefinition[] = [EDGE_DEVICE, EDGE_NODE, FEDERATION, DRONE_FEDERATED_DEPLOYMENT, OFFLOAD_REQUEST, HOST_REQUEST, TELEMETRY_SERVICE];
+export const RESOURCES: readonly ResourceDefinition[] = [EDGE_DEVICE, EDGE_NODE, FEDERATION, DRONE_FEDERATED_DEPLOYMENT, OFFLOAD_REQUEST, HOST_REQUEST, TELEMETRY_SERVICE, ...REAR_RESOURCES];
 
 /** A custom object as the API returns it. */
 export interface CustomObject<Spec, Status> {

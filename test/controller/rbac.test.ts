@@ -64,6 +64,25 @@ test.serial('the controller ServiceAccount holds exactly the grants it uses, nam
   t.is(secrets.stdout.trim(), 'no', 'never secrets');
 });
 
+const REAR = fileURLToPath(new URL('../../manifests/overlays/federation-member/rear.yaml', import.meta.url));
+
+test.serial('REAR adds exactly its own resources, and never secrets, nodes or pods beyond reading them', async (t) => {
+  const { kube } = await edgeCluster(t);
+  await applyManifests(kube);
+  const applied = await kubectl(kube.kubeconfigPath, ['apply', '-f', REAR]);
+  t.is(applied.code, 0, applied.stderr);
+  const rear = [
+    ...['allocations', 'contracts', 'flavors', 'peeringcandidates', 'reservations', 'transactions'].map((r) => `${r}.shifu.edgenesis.io [] [] [get list watch create patch delete]`),
+    ...['allocations', 'contracts', 'reservations', 'solvers'].map((r) => `${r}.shifu.edgenesis.io/status [] [] [patch]`),
+    'solvers.shifu.edgenesis.io [] [] [get list watch]',
+  ];
+  t.deepEqual(await extraGrants(kube, 'apps'), [...CLUSTER_WIDE, ...rear].sort());
+  for (const [verb, resource] of [['get', 'secrets'], ['create', 'nodes'], ['delete', 'pods'], ['create', 'solvers.shifu.edgenesis.io']] as const) {
+    const can = await kubectl(kube.kubeconfigPath, ['auth', 'can-i', verb, resource, `--as=${SA}`, '-A']);
+    t.is(can.stdout.trim(), 'no', `never ${verb} ${resource}`);
+  }
+});
+
 test.serial('the controller does its whole job with only its ServiceAccount token', async (t) => {
   const { kube } = await edgeCluster(t);
   await applyManifests(kube);

@@ -1,0 +1,93 @@
+// The provider's market (thin shell over core/provider.ts): the book of sales in memory, one
+// request applied at a time (a queue: two buyers racing for the last flavour are ordered, the
+// second finds it gone), each change persisted (`persist`, e.g. Transaction and Contract
+// resources) before it is answered, the contracts signed by the seller.
+import { randomUUID } from 'node:crypto';
+import type { Keyring } from '../../shared/bus/signing.ts';
+import { sellerSigns, type SignedContract } from './contract-signing.ts';
+import { catalogue, EMPTY_BOOK, expire, purchase, reserve, withdraw, type Book, type PurchaseRequest, type ReserveRequest, type Terms } from './core/provider.ts';
+import type { CatalogueConfig, SliceInput } from './core/flavours.ts';
+import type { Contract, Flavour, Transaction } from './core/model.ts';
+import { select, validateSelector, type Selector } from './core/selector.ts';
+
+export interface MarketOptions {
+  readonly config: CatalogueConfig;
+  readonly terms: Terms;
+  readonly keyring: Keyring;
+  /** What DRONE's slicing offers now, and what DRONE holds on it. */
+  readonly slice: () => SliceInput;
+  readonly clock?: () => number;
+  /** Stores the book once changed, before the answer leaves (a restart then finds it). */
+  readonly persist?: (book: Book) => Promise<void>;
+  readonly book?: Book;
+}
+
+export class Market {
+  private book: Book;
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly signed = new Map<string, SignedContract>();
+  private readonly options: MarketOptions;
+
+  constructor(options: MarketOptions) {
+    this.options = options;
+    this.book = options.book ?? EMPTY_BOOK;
+  }
+
+  private now(): number {
+    return (this.options.clock ?? Date.now)();
+  }
+
+  /** Runs `change` after every earlier one, persisting the book it returns. */
+  private serial<T>(change: (book: Book) => { book: Book; result: T }): Promise<T> {
+    const run = this.queue.then(async () => {
+      const { book, result } = change(expire(this.book, this.now()).book);
+      if (book !== this.book) {
+        await this.options.persist?.(book);
+        this.book = book;
+      }
+      return result;
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  current(): Book {
+    return expire(this.book, this.now()).book;
+  }
+
+  flavours(selector: Selector = {}): Flavour[] {
+    validateSelector(selector);
+    return select(catalogue(this.options.slice(), this.current(), this.options.config), selector);
+  }
+
+  reserve(request: ReserveRequest): Promise<Transaction> {
+    return this.serial((book) => {
+      const seller = { slice: this.options.slice(), config: this.options.config, terms: this.options.terms };
+      const out = reserve(seller, book, request, { now: this.now(), id: `tx-${randomUUID()}` });
+      return { book: out.book, result: out.transaction };
+    });
+  }
+
+  purchase(request: PurchaseRequest): Promise<SignedContract> {
+    return this.serial((book) => {
+      const seller = { slice: this.options.slice(), config: this.options.config, terms: this.options.terms };
+      const out = purchase(seller, book, request, { now: this.now(), id: `contract-${randomUUID()}` });
+      const signed = this.signed.get(out.contract.contractId) ?? sellerSigns(this.options.keyring, out.contract);
+      this.signed.set(out.contract.contractId, signed);
+      return { book: out.book, result: signed };
+    });
+  }
+
+  withdraw(contractId: string): Promise<Contract | undefined> {
+    return this.serial((book) => {
+      const out = withdraw(book, contractId);
+      this.signed.delete(contractId);
+      return { book: out.book, result: out.withdrawn };
+    });
+  }
+
+  /** Drops what has expired (the shell calls it at the book's next expiry). */
+  sweep(): Promise<void> {
+    return this.serial((book) => ({ book, result: undefined }));
+  }
+}

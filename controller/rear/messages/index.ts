@@ -1,0 +1,25 @@
+// Every message kind of REAR on the federation bus, one codec for all of them. Every kind is
+// directed (`to`): each hop sends to the next one, and signs what it sends.
+import type { TSchema } from '@sinclair/typebox';
+import { MessageCodec } from '../../../shared/bus/codec.ts';
+import { FlavoursAnswerMessage } from './flavours-answer.ts';
+import { ListFlavoursMessage } from './list-flavours.ts';
+import { PurchaseFlavourMessage } from './purchase-flavour.ts';
+import { ReserveFlavourMessage } from './reserve-flavour.ts';
+import { SaleAnswerMessage } from './sale-answer.ts';
+
+export type { FlavoursAnswerMessage, ListFlavoursMessage, PurchaseFlavourMessage, ReserveFlavourMessage, SaleAnswerMessage };
+export type RearMessage = ListFlavoursMessage | FlavoursAnswerMessage | ReserveFlavourMessage | PurchaseFlavourMessage | SaleAnswerMessage;
+export type RearKind = RearMessage['kind'];
+
+export const REAR_SCHEMAS: Readonly<Record<RearKind, TSchema>> = {
+  'rear-list-flavours': ListFlavoursMessage,
+  'rear-flavours': FlavoursAnswerMessage,
+  'rear-reserve': ReserveFlavourMessage,
+  'rear-purchase': PurchaseFlavourMessage,
+  'rear-sale': SaleAnswerMessage,
+};
+
+export function rearCodec(): MessageCodec<RearMessage> {
+  return new MessageCodec<RearMessage>(REAR_SCHEMAS);
+}

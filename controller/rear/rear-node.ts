@@ -1,0 +1,189 @@
+// One cluster's REAR agent on the federation bus (thin shell): it answers and forwards REAR's
+// messages as flows/steps.ts lists them, decides with the pure cores (core/discovery.ts,
+// flows/routing.ts) and sells through its Market. Every message is directed and signed; the bus
+// client drops forged, unsigned (signatures required), replayed and stale ones before they get here.
+import { randomUUID } from 'node:crypto';
+import type { BusClient } from '../../shared/bus/client.ts';
+import { agentFilters, directTopic } from '../../shared/bus/topics.ts';
+import { EdgeshifuError, errorMessage, isEdgeshifuError } from '../../shared/errors.ts';
+import type { Keyring } from '../../shared/bus/signing.ts';
+import type { Logger } from '../../shared/log.ts';
+import { buyerCountersigns, type SignedContract } from './contract-signing.ts';
+import { mergeAnswers, remember, supernodeAnswer, type CandidateCache } from './core/discovery.ts';
+import type { Flavour, Take, Transaction } from './core/model.ts';
+import type { Selector } from './core/selector.ts';
+import { answerHop, isSupernode, nextHop, whomToAsk, type Topology } from './flows/routing.ts';
+import type { Market } from './market.ts';
+import type { FlavoursAnswerMessage, ListFlavoursMessage, PurchaseFlavourMessage, RearMessage, ReserveFlavourMessage, SaleAnswerMessage } from './messages/index.ts';
+
+export interface RearNodeOptions {
+  readonly bus: BusClient<RearMessage>;
+  readonly topology: Topology;
+  readonly keyring: Keyring;
+  /** What this cluster sells (none: it only buys or relays). */
+  readonly market?: Market;
+  readonly cacheTtlMs?: number;
+  /** How long a supernode waits for those it asked, and a buyer for each try. */
+  readonly replyTimeoutMs?: number;
+  readonly attempts?: number;
+  readonly clock?: () => number;
+  readonly logger?: Logger;
+}
+
+type Body = Parameters<BusClient<RearMessage>['publish']>[1];
+type Waiter = (answer: SaleAnswerMessage | FlavoursAnswerMessage) => void;
+
+export class RearNode {
+  private readonly o: RearNodeOptions;
+  private cache: CandidateCache = new Map();
+  private readonly waiting = new Map<string, Waiter>();
+
+  constructor(options: RearNodeOptions) {
+    this.o = options;
+  }
+
+  private get self(): string { return this.o.topology.self; }
+  private now(): number { return (this.o.clock ?? Date.now)(); }
+
+  async start(): Promise<void> {
+    await this.o.bus.subscribe(agentFilters(this.self), (m) => { void this.receive(m); });
+  }
+
+  /** The peering candidates this cluster holds (a supernode's cache). */
+  candidates(): CandidateCache { return this.cache; }
+
+  private send(to: string, body: Body): Promise<RearMessage> {
+    return this.o.bus.publish(directTopic(this.self, to, body.kind), body);
+  }
+
+  private async receive(m: RearMessage): Promise<void> {
+    try {
+      if (m.kind === 'rear-list-flavours') await this.onList(m);
+      else if (m.kind === 'rear-flavours') this.waiting.get(`${m.requestId}/${m.sender}`)?.(m);
+      else if (m.kind === 'rear-sale') await this.onSaleAnswer(m);
+      else await this.onSale(m);
+    } catch (err) {
+      this.o.logger?.warn({ kind: m.kind, sender: m.sender, err: errorMessage(err) }, 'REAR message not handled');
+    }
+  }
+
+  // SUPERNODE_DISCOVERY and MEMBER_DISCOVERY
+  private async onList(m: ListFlavoursMessage): Promise<void> {
+    const own = this.o.market?.flavours(m.selector) ?? [];
+    const reply = (source: FlavoursAnswerMessage['source'], flavours: Flavour[]): Promise<RearMessage> =>
+      this.send(m.sender, { kind: 'rear-flavours', to: m.sender, requestId: m.requestId, path: m.path, source, flavours });
+    if (!isSupernode(this.o.topology)) { await reply('own', own); return; }
+    const answer = supernodeAnswer({ own, cache: this.cache, known: whomToAsk(this.o.topology, m.path) }, { selector: m.selector, path: m.path }, this.now());
+    if (answer.source !== 'ask') { await reply(answer.source, answer.flavours); return; }
+    const asked = await Promise.all(answer.ask.map((target) => this.ask(target, m)));
+    for (const a of asked) if (a.length > 0) this.cache = remember(this.cache, { flavours: a, via: a[0]?.owner.cluster ?? '' }, this.now(), this.o.cacheTtlMs ?? 60_000);
+    await reply('asked', mergeAnswers(asked));
+  }
+
+  /** Asks one cluster for flavours; nothing when it does not answer in time. */
+  private ask(target: string, m: ListFlavoursMessage): Promise<Flavour[]> {
+    const requestId = `${m.requestId}.${this.self}`;
+    return new Promise((resolve) => {
+      const key = `${requestId}/${target}`;
+      const timer = setTimeout(() => { this.waiting.delete(key); resolve([]); }, this.o.replyTimeoutMs ?? 2_000);
+      this.waiting.set(key, (a) => { clearTimeout(timer); this.waiting.delete(key); resolve(a.kind === 'rear-flavours' ? a.flavours : []); });
+      this.send(target, { kind: 'rear-list-flavours', to: target, requestId, selector: m.selector, path: [...m.path, this.self] }).catch(() => undefined);
+    });
+  }
+
+  // SALE_HOP
+  private async onSale(m: ReserveFlavourMessage | PurchaseFlavourMessage): Promise<void> {
+    const refuse = (err: unknown): Promise<RearMessage> => {
+      const kind = isEdgeshifuError(err) && ['invalid', 'not-found', 'conflict', 'forbidden'].includes(err.kind) ? err.kind as 'invalid' : 'unavailable';
+      return this.send(m.sender, { kind: 'rear-sale', to: m.sender, requestId: m.requestId, path: m.path, refusal: { kind, message: errorMessage(err).slice(0, 1024) } });
+    };
+    if (m.path[0] !== m.buyer || m.path.at(-1) !== m.sender) { await refuse(new EdgeshifuError('forbidden', 'the path must name the buyer first and the sender last')); return; }
+    let hop: string;
+    try { hop = nextHop(this.o.topology, m.seller, m.sellerDomain); } catch (err) { await refuse(err); return; }
+    if (hop !== 'self') { await this.send(hop, { ...strip(m), to: hop, path: [...m.path, this.self] } as Body); return; }
+    try {
+      const market = this.o.market;
+      if (market === undefined) throw new EdgeshifuError('not-found', `${this.self} sells nothing`);
+      const base = { kind: 'rear-sale' as const, to: m.sender, requestId: m.requestId, path: m.path };
+      if (m.kind === 'rear-reserve') {
+        const t = await market.reserve({ flavourId: m.flavourId, buyer: m.buyer, requestId: m.requestId, take: takeOf(m) });
+        await this.send(m.sender, { ...base, transaction: wireTransaction(t) });
+      } else {
+        const signed = await market.purchase({ transactionId: m.transactionId, flavourId: m.flavourId, buyer: m.buyer, ...(m.durationMs === undefined ? {} : { durationMs: m.durationMs }) });
+        await this.send(m.sender, { ...base, contract: signed.contract, sellerSignature: signed.signatures.seller });
+      }
+    } catch (err) {
+      await refuse(err);
+    }
+  }
+
+  // SALE_ANSWER_HOP
+  private async onSaleAnswer(m: SaleAnswerMessage): Promise<void> {
+    const { to, path } = answerHop(this.self, m.path);
+    if (to !== undefined) { await this.send(to, { ...strip(m), to, path } as Body); return; }
+    this.waiting.get(`${m.requestId}/sale`)?.(m);
+  }
+
+  // BUYER_REQUEST
+  private async request<A extends SaleAnswerMessage | FlavoursAnswerMessage>(key: (requestId: string) => string, body: (requestId: string) => Body): Promise<A> {
+    const requestId = `${this.self}.${randomUUID()}`;
+    const attempts = this.o.attempts ?? 5;
+    for (let attempt = 0; attempt < attempts; attempt += 1) {
+      const answer = await new Promise<A | undefined>((resolve) => {
+        const timer = setTimeout(() => { this.waiting.delete(key(requestId)); resolve(undefined); }, (this.o.replyTimeoutMs ?? 2_000) * 2 ** attempt);
+        this.waiting.set(key(requestId), (a) => { clearTimeout(timer); this.waiting.delete(key(requestId)); resolve(a as A); });
+        this.send(this.o.topology.supernode, body(requestId)).catch(() => undefined);
+      });
+      if (answer !== undefined) return answer;
+    }
+    throw new EdgeshifuError('unavailable', `no answer from supernode ${this.o.topology.supernode} after ${attempts} tries`);
+  }
+
+  /** LIST_FLAVOURS through this cluster's supernode. */
+  async discover(selector: Selector): Promise<Flavour[]> {
+    const sn = this.o.topology.supernode;
+    const answer = await this.request<FlavoursAnswerMessage>((id) => `${id}/${sn}`, (requestId) => ({ kind: 'rear-list-flavours', to: sn, requestId, selector, path: [this.self] }));
+    return answer.flavours;
+  }
+
+  /** RESERVE_FLAVOUR through the supernodes; a refusal is thrown with its kind. */
+  async reserve(flavour: Flavour, take: Take = {}): Promise<SaleAnswerMessage['transaction'] & object> {
+    const sn = this.o.topology.supernode;
+    const answer = await this.request<SaleAnswerMessage>((id) => `${id}/sale`, (requestId) => ({
+      kind: 'rear-reserve', to: sn, requestId, path: [this.self], seller: flavour.owner.cluster, sellerDomain: flavour.owner.domain, flavourId: flavour.id, buyer: this.self,
+      ...(take.partition === undefined ? {} : { partition: take.partition }), ...(take.units === undefined ? {} : { units: take.units }),
+    }));
+    if (answer.transaction === undefined) throw refusalError(answer);
+    return answer.transaction;
+  }
+
+  /** PURCHASE_FLAVOUR through the supernodes: the seller's signature checked, the contract countersigned. */
+  async purchase(flavour: Flavour, transactionId: string, durationMs?: number): Promise<SignedContract> {
+    const sn = this.o.topology.supernode;
+    const answer = await this.request<SaleAnswerMessage>((id) => `${id}/sale`, (requestId) => ({
+      kind: 'rear-purchase', to: sn, requestId, path: [this.self], seller: flavour.owner.cluster, sellerDomain: flavour.owner.domain, transactionId, flavourId: flavour.id, buyer: this.self,
+      ...(durationMs === undefined ? {} : { durationMs }),
+    }));
+    if (answer.contract === undefined || answer.sellerSignature === undefined) throw refusalError(answer);
+    return buyerCountersigns(this.o.keyring, { contract: answer.contract, signatures: { seller: answer.sellerSignature } }, this.self);
+  }
+}
+
+function refusalError(answer: SaleAnswerMessage): EdgeshifuError {
+  return new EdgeshifuError(answer.refusal?.kind ?? 'internal', answer.refusal?.message ?? 'the seller answered nothing');
+}
+
+const ENVELOPE_FIELDS = ['v', 'id', 'sender', 'timestamp', 'hops', 'sig'] as const;
+
+/** The body of a message, without its envelope (a forwarder re-sends it under its own). */
+function strip(m: RearMessage): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(m).filter(([k]) => !(ENVELOPE_FIELDS as readonly string[]).includes(k)));
+}
+
+function takeOf(m: ReserveFlavourMessage): Take {
+  return { ...(m.partition === undefined ? {} : { partition: m.partition }), ...(m.units === undefined ? {} : { units: m.units }) };
+}
+
+function wireTransaction(t: Transaction): NonNullable<SaleAnswerMessage['transaction']> {
+  return { transactionId: t.transactionId, flavourId: t.flavourId, buyer: t.buyer, resources: t.resources, price: t.price, startTime: t.startTime, expiresAt: t.expiresAt };
+}

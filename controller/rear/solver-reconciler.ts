@@ -1,0 +1,133 @@
+// The consumer's Solver reconciler: informer → queue → reconcile(key) → the pure decision
+// (core/solver.ts) and phase (core/solver-phases.ts) → one REAR step over the bus (rear-node.ts)
+// → the status, written after every step so `kubectl get solvers` shows where each intent stands.
+// What it wrote is remembered per Solver: a cache that lags behind its own writes never makes it
+// reserve or buy twice.
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { KubeClient } from '../../shared/kube/client.ts';
+import type { Informer } from '../../shared/kube/informer.ts';
+import { EdgeshifuError, isEdgeshifuError } from '../../shared/errors.ts';
+import type { Logger } from '../../shared/log.ts';
+import type { Registry } from '../../shared/prometheus.ts';
+import { API_VERSION } from '../../shared/crds/resources.ts';
+import { Runner, type ReconcileResult } from '../runner.ts';
+import { forget, prune, remember, type CandidateCache } from './core/discovery.ts';
+import type { Flavour, RearResources } from './core/model.ts';
+import { nextSolver, type SolverEvent, type SolverState } from './core/solver-phases.ts';
+import { intentOf, solverStatus, stateOf, type SolverSpecIn, type SolverStatusOut } from './core/solver-status.ts';
+import { decide, underCeiling, type Intent } from './core/solver.ts';
+import type { RearNode } from './rear-node.ts';
+import { fromQuantities } from './quantities.ts';
+
+/** The Solver as stored: quantities and a decimal price, as users write them. */
+export interface SolverSpecStored extends Omit<SolverSpecIn, 'resources' | 'maxPrice'> {
+  readonly resources: Partial<Record<keyof RearResources, string | number>>;
+  readonly maxPrice?: { readonly amount: string; readonly currency: string; readonly period: 'hourly' | 'daily' | 'monthly' };
+}
+
+export interface Solver extends KubernetesObject {
+  spec: SolverSpecStored;
+  status?: Partial<SolverStatusOut>;
+}
+
+export interface SolverReconcilerDeps {
+  readonly client: KubeClient;
+  readonly solvers: Informer<Solver>;
+  readonly node: RearNode;
+  /** What this cluster has free for its own work, in REAR's units. */
+  readonly localFree: () => RearResources;
+  readonly logger: Logger;
+  readonly registry: Registry;
+  readonly maxAttempts?: number;
+  readonly candidateTtlMs?: number;
+  readonly clock?: () => number;
+}
+
+interface Written { state: SolverState; domain?: string }
+
+/** What a Solver's stored status says (after a restart). */
+function writtenOf(solver: Solver): Written {
+  const domain = solver.status?.providerDomain;
+  return { state: stateOf(solver.status), ...(domain === undefined ? {} : { domain }) };
+}
+
+export class SolverReconciler {
+  readonly runner: Runner;
+  private readonly deps: SolverReconcilerDeps;
+  private candidates: CandidateCache = new Map();
+  private readonly written = new Map<string, Written>();
+
+  constructor(deps: SolverReconcilerDeps) {
+    this.deps = deps;
+    this.runner = new Runner({ name: 'rear-solver', workers: 2, logger: deps.logger, registry: deps.registry, reconcile: (key) => this.reconcile(key) });
+    for (const event of ['add', 'update'] as const) deps.solvers.on(event, (_s, key) => { this.runner.queue.add(key); });
+    deps.solvers.on('delete', (_s, key) => { this.written.delete(key); });
+  }
+
+  start(): void { this.runner.start(); }
+  stop(): Promise<void> { return this.runner.stop(); }
+  private now(): number { return (this.deps.clock ?? Date.now)(); }
+
+  private async save(solver: Solver, key: string, written: Written): Promise<void> {
+    this.written.set(key, written);
+    const { namespace = '', name = '' } = solver.metadata ?? {};
+    const status = solverStatus(written.state, { ...(written.domain === undefined ? {} : { providerDomain: written.domain }), ...(solver.metadata?.generation === undefined ? {} : { generation: solver.metadata.generation }), now: new Date(this.now()).toISOString(), previous: solver.status?.conditions?.[0] });
+    await this.deps.client.request('PATCH', `/apis/${API_VERSION}/namespaces/${namespace}/solvers/${name}/status`, { body: { status }, contentType: 'application/merge-patch+json' });
+  }
+
+  async reconcile(key: string): Promise<ReconcileResult> {
+    const [namespace, name] = key.split('/');
+    const solver = this.deps.solvers.get(name ?? '', namespace);
+    if (solver === undefined) return {};
+    let at: Written = this.written.get(key) ?? writtenOf(solver);
+    const { maxPrice, ...spec } = solver.spec;
+    const intent = intentOf({ ...spec, resources: fromQuantities(spec.resources, 'spec.resources'), ...(maxPrice === undefined ? {} : { maxPrice: { ...maxPrice, amount: Number(maxPrice.amount) } }) });
+    const step = async (event: SolverEvent, domain = at.domain): Promise<void> => {
+      at = { state: nextSolver(at.state, event, this.deps.maxAttempts ?? 3), ...(domain === undefined ? {} : { domain }) };
+      await this.save(solver, key, at);
+    };
+    try {
+      if (at.state.phase === 'Pending' || at.state.phase === 'Discovering') await this.acquire(intent, step);
+      if (at.state.phase === 'Reserving' || at.state.phase === 'Purchasing') await this.buy(intent, at, step);
+    } catch (err) {
+      if (!isEdgeshifuError(err) || err.transient) throw err;
+      if (at.state.flavourId !== undefined) this.candidates = forget(this.candidates, at.state.flavourId);
+      await step({ type: 'refused', step: at.state.phase === 'Purchasing' ? 'purchase' : 'reserve', message: err.message });
+      if (at.state.phase === 'Discovering') return { requeueAfterMs: 100 };
+    }
+    return {};
+  }
+
+  /** Local capacity, then the known candidates, then discovery; ends Solved or Reserving. */
+  private async acquire(intent: Intent, step: (e: SolverEvent, domain?: string) => Promise<void>): Promise<void> {
+    const pick = (): ReturnType<typeof decide> => decide(intent, this.deps.localFree(), [...prune(this.candidates, this.now()).values()], this.now());
+    let decision = pick();
+    if (decision.step === 'discover') {
+      await step({ type: 'discover', message: decision.reason });
+      const found = await this.deps.node.discover(decision.selector);
+      this.candidates = remember(this.candidates, { flavours: found, via: 'discovery' }, this.now(), this.deps.candidateTtlMs ?? 60_000);
+      decision = pick();
+      if (decision.step === 'discover') { await step({ type: 'discovered', count: 0 }); return; }
+      await step({ type: 'discovered', count: found.length });
+    }
+    if (decision.step === 'local') { await step({ type: 'local', message: decision.reason }); return; }
+    const owner = decision.candidate.flavour.owner;
+    await step({ type: 'reserve', flavourId: decision.candidate.flavour.id, provider: owner.cluster }, owner.domain);
+  }
+
+  /** RESERVE then PURCHASE with the flavour chosen; ends Peering with a contract. */
+  private async buy(intent: Intent, at: Written, step: (e: SolverEvent) => Promise<void>): Promise<void> {
+    const flavour: Flavour | undefined = at.state.flavourId === undefined ? undefined : this.candidates.get(at.state.flavourId)?.flavour;
+    if (flavour === undefined) throw new EdgeshifuError('not-found', `flavour ${at.state.flavourId ?? '?'} is no longer a known candidate`);
+    let transactionId = at.state.transactionId;
+    if (at.state.phase === 'Reserving') {
+      const chosen = decide({ ...intent, remoteOnly: true }, this.deps.localFree(), [{ flavour, via: 'discovery', expiresAt: Number.MAX_SAFE_INTEGER }], this.now());
+      const transaction = await this.deps.node.reserve(flavour, chosen.step === 'reserve' ? chosen.take : {});
+      if (!underCeiling(intent, transaction.price)) throw new EdgeshifuError('conflict', `the seller asks ${transaction.price.amount} ${transaction.price.currency} ${transaction.price.period}, above the ceiling`);
+      transactionId = transaction.transactionId;
+      await step({ type: 'reserved', transactionId });
+    }
+    const signed = await this.deps.node.purchase(flavour, transactionId ?? '', intent.durationMs);
+    await step({ type: 'purchased', contractId: signed.contract.contractId });
+  }
+}

@@ -1,0 +1,106 @@
+import test from 'ava';
+import { forget, mergeAnswers, prune, remember, supernodeAnswer } from '../../controller/rear/core/discovery.ts';
+import { catalogue, EMPTY_BOOK } from '../../controller/rear/core/provider.ts';
+import { matches, validateSelector } from '../../controller/rear/core/selector.ts';
+import { INITIAL, nextSolver } from '../../controller/rear/core/solver-phases.ts';
+import { decide, type Candidate, type Intent } from '../../controller/rear/core/solver.ts';
+import type { Flavour } from '../../controller/rear/core/model.ts';
+import { aggregatable, partitionable, r, slice } from './fixtures.ts';
+
+const flavour = (config = partitionable, cluster = 'prov-1'): Flavour => {
+  const f = catalogue(slice, EMPTY_BOOK, { ...config, owner: { ...config.owner, cluster } })[0];
+  if (f === undefined) throw new Error('no flavour');
+  return f;
+};
+
+test('the selector: type, architecture, lower and upper bounds per resource', (t) => {
+  const f = flavour();
+  t.true(matches(f, {}));
+  t.true(matches(f, { type: 'k8slice', architecture: 'amd64', bounds: { cpu: { min: 4000 }, memory: { min: 1024, max: 2048 } } }));
+  t.false(matches(f, { architecture: 'arm64' }));
+  t.false(matches(f, { type: 'VM' }));
+  t.false(matches(f, { bounds: { cpu: { min: 4001 } } }));
+  // partitionable: an upper bound matches while the minimum partition is under it
+  t.true(matches(f, { bounds: { cpu: { max: 500 } } }));
+  t.false(matches(f, { bounds: { cpu: { max: 499 } } }));
+  // aggregatable: bounds on one unit (max) and on all units (min)
+  const a = flavour(aggregatable);
+  t.true(matches(a, { bounds: { cpu: { min: 3000, max: 1000 } } }));
+  t.false(matches(a, { bounds: { cpu: { max: 999 } } }));
+});
+
+test('bad selectors are refused naming the field', (t) => {
+  t.regex(t.throws(() => { validateSelector({ bounds: { cpu: { min: 3, max: 2 } } }); }).message, /cpu min 3 is above max 2/);
+  t.regex(t.throws(() => { validateSelector({ bounds: { disk: { min: 1 } } as never }); }).message, /unknown resource disk; use one of cpu, memory, pods, storage, gpu/);
+});
+
+const intent: Intent = { resources: r(1000, 1024, 2), architecture: 'amd64', durationMs: 3_600_000 };
+const cand = (f: Flavour, expiresAt = 1_000): Candidate => ({ flavour: f, via: 'super-a', expiresAt });
+
+test('the solver: local capacity first, then known candidates, then discovery', (t) => {
+  t.is(decide(intent, r(2000, 2048, 5), [cand(flavour())], 0).step, 'local');
+  const remote = decide({ ...intent, remoteOnly: true }, r(2000, 2048, 5), [cand(flavour())], 0);
+  t.is(remote.step, 'reserve');
+  const d = decide(intent, r(0, 0), [cand(flavour())], 0);
+  if (d.step !== 'reserve') return t.fail(d.reason);
+  t.deepEqual(d.take, { partition: r(1000, 1024, 2, 0) });
+  const none = decide(intent, r(0, 0), [], 0);
+  t.deepEqual(none, { step: 'discover', reason: 'no peering candidate known', selector: { architecture: 'amd64', bounds: { cpu: { min: 1000 }, memory: { min: 1024 }, pods: { min: 2 } } } });
+  const stale = decide(intent, r(0, 0), [cand(flavour(), 0)], 0);
+  t.is(stale.step, 'discover');
+  t.regex(stale.reason, /none of 1 peering candidates fits \(expired\)/);
+});
+
+test('the solver: price ceiling, allowed and denied providers, cheapest first', (t) => {
+  const cheap = flavour(partitionable, 'prov-cheap');
+  const dear = flavour({ ...partitionable, rate: { ...partitionable.rate, perCpu: 1 } }, 'prov-dear');
+  const all = [cand(dear), cand(cheap)];
+  const pick = (i: Intent): string => { const d = decide(i, r(0, 0), all, 0); return d.step === 'reserve' ? d.candidate.flavour.owner.cluster : `${d.step}: ${d.reason}`; };
+  t.is(pick(intent), 'prov-cheap');
+  t.is(pick({ ...intent, deniedProviders: ['prov-cheap'] }), 'prov-dear');
+  t.is(pick({ ...intent, allowedProviders: ['prov-dear'] }), 'prov-dear');
+  // the part taken (1 of 4 cpu) of the dear one is quoted at a quarter of 4.08 an hour: above 12 a day
+  t.is(pick({ ...intent, deniedProviders: ['prov-cheap'], maxPrice: { amount: 12, currency: 'EUR', period: 'daily' } }), 'discover: none of 2 peering candidates fits (above the price ceiling; provider prov-cheap is denied)');
+  t.regex(pick({ ...intent, maxPrice: { amount: 1, currency: 'USD', period: 'hourly' } }), /priced in EUR, ceiling in USD/);
+});
+
+test('the solver takes whole units of an aggregatable flavour', (t) => {
+  const d = decide({ ...intent, resources: r(1500, 1024, 2) }, r(0, 0), [cand(flavour(aggregatable))], 0);
+  if (d.step !== 'reserve') return t.fail(d.reason);
+  t.deepEqual(d.take, { units: 2 });
+});
+
+test('Solver phases: each step named in the reason; a refused reservation goes back to discovery until attempts run out', (t) => {
+  let s = nextSolver(INITIAL, { type: 'discover', message: 'no peering candidate known' }, 2);
+  t.like(s, { phase: 'Discovering', reason: 'WaitingForDiscovery' });
+  s = nextSolver(s, { type: 'discovered', count: 2 }, 2);
+  s = nextSolver(s, { type: 'reserve', flavourId: 'f1', provider: 'prov-1' }, 2);
+  t.like(s, { phase: 'Reserving', reason: 'WaitingForReservation', attempts: 1 });
+  s = nextSolver(s, { type: 'refused', step: 'reserve', message: 'flavour f1 is not on sale any more' }, 2);
+  t.like(s, { phase: 'Discovering', reason: 'ReservationRefused', attempts: 1 });
+  s = nextSolver(s, { type: 'reserve', flavourId: 'f2', provider: 'prov-2' }, 2);
+  s = nextSolver(s, { type: 'reserved', transactionId: 'tx' }, 2);
+  t.like(s, { phase: 'Purchasing', reason: 'WaitingForPurchase' });
+  const failed = nextSolver(s, { type: 'refused', step: 'purchase', message: 'expired' }, 2);
+  t.like(failed, { phase: 'Failed', reason: 'PurchaseRefused', message: 'expired (after 2 attempts)' });
+  s = nextSolver(s, { type: 'purchased', contractId: 'c1' }, 2);
+  t.like(s, { phase: 'Peering', reason: 'WaitingForVirtualNode' });
+  s = nextSolver(s, { type: 'peered' }, 2);
+  t.like(s, { phase: 'Solved', reason: 'VirtualNodeReady' });
+  t.is(nextSolver(s, { type: 'reserve', flavourId: 'x', provider: 'y' }, 2), s);
+  t.like(nextSolver(s, { type: 'contract-ended', message: 'withdrawn by prov-2' }, 2), { phase: 'Failed', reason: 'ContractEnded' });
+  t.like(nextSolver(INITIAL, { type: 'discovered', count: 0 }, 2), { phase: 'Failed', reason: 'NoFlavourFound' });
+});
+
+test('supernode: own flavours first, then its cache, then the supernodes it knows (not those on the path)', (t) => {
+  const own = flavour(partitionable, 'prov-own');
+  const far = flavour(partitionable, 'prov-far');
+  const sel = { bounds: { cpu: { min: 1000 } } };
+  t.deepEqual(supernodeAnswer({ own: [own], cache: new Map(), known: ['s2'] }, { selector: sel, path: [] }, 0), { source: 'own', flavours: [own] });
+  const cache = remember(new Map(), { flavours: [far], via: 's2' }, 0, 10_000);
+  t.deepEqual(supernodeAnswer({ own: [], cache, known: ['s2'] }, { selector: sel, path: [] }, 5_000), { source: 'cache', flavours: [far] });
+  t.deepEqual(supernodeAnswer({ own: [], cache, known: ['s3', 's2', 's1'] }, { selector: sel, path: ['s1'] }, 10_000), { source: 'ask', ask: ['s2', 's3'] });
+  t.is(prune(cache, 10_000).size, 0);
+  t.is(forget(cache, far.id).size, 0);
+  t.deepEqual(mergeAnswers([[far, own], [own]]).map((f) => f.id), [far.id, own.id].sort());
+});

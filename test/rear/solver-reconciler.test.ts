@@ -1,0 +1,79 @@
+// The consumer's Solver reconciler on a real control plane, buying over a real broker from a
+// provider in another domain: the phases along the way, local capacity first, and a refusal
+// named in the reason.
+import test, { type ExecutionContext } from 'ava';
+import type { KubernetesListObject } from '@kubernetes/client-node';
+import { KubeClient } from '../../shared/kube/client.ts';
+import { Informer } from '../../shared/kube/informer.ts';
+import { createLogger } from '../../shared/log.ts';
+import { Registry } from '../../shared/prometheus.ts';
+import { API_VERSION } from '../../shared/crds/resources.ts';
+import { SolverReconciler, type Solver } from '../../controller/rear/solver-reconciler.ts';
+import { freshNamespace, sharedKube, type Kube } from '../support/cluster.ts';
+import { installCrds } from '../support/crds.ts';
+import { kubectl } from '../support/kubectl.ts';
+import { waitFor } from '../support/wait.ts';
+import { r } from './fixtures.ts';
+import { federation, get } from './support.ts';
+
+async function consumer(t: ExecutionContext, kube: Kube, namespace: string, free = r(0, 0)): Promise<{ phases: string[] }> {
+  await installCrds(kube);
+  const established = await kubectl(kube.kubeconfigPath, ['wait', '--for=condition=Established', '--timeout=60s', 'crd/solvers.shifu.edgenesis.io']);
+  t.is(established.code, 0, established.stderr);
+  const { c } = await federation(t);
+  const client = KubeClient.fromKubeconfig(kube.kubeconfigPath);
+  t.teardown(() => { client.close(); });
+  const path = `/apis/${API_VERSION}/namespaces/${namespace}/solvers`;
+  const solvers = new Informer<Solver>({ path, watch: client.watch, list: () => client.request<KubernetesListObject<Solver>>('GET', path) });
+  const phases: string[] = [];
+  const note = (s: Solver): void => { const p = `${s.status?.phase ?? ''}/${s.status?.reason ?? ''}`; if (s.status?.phase !== undefined && phases.at(-1) !== p) phases.push(p); };
+  solvers.on('add', note);
+  solvers.on('update', note);
+  const reconciler = new SolverReconciler({ client, solvers, node: get(c, 'cons-1').node, localFree: () => free, logger: createLogger('test', { level: process.env.EDGESHIFU_TEST_DEBUG === undefined ? 'silent' : 'debug' }), registry: new Registry() });
+  await solvers.start();
+  reconciler.start();
+  t.teardown(async () => { await reconciler.stop(); await solvers.stop(); });
+  return { phases };
+}
+
+async function createSolver(kube: Kube, namespace: string, name: string, spec: Record<string, unknown>): Promise<void> {
+  await kube.custom.createNamespacedCustomObject({ group: 'shifu.edgenesis.io', version: 'v1alpha1', namespace, plural: 'solvers', body: { apiVersion: API_VERSION, kind: 'Solver', metadata: { name, namespace }, spec } });
+}
+
+async function statusOf(kube: Kube, namespace: string, name: string): Promise<Solver['status']> {
+  const s = await kube.custom.getNamespacedCustomObject({ group: 'shifu.edgenesis.io', version: 'v1alpha1', namespace, plural: 'solvers', name }) as Solver;
+  return s.status;
+}
+
+test('an intent with no local room is discovered, reserved and bought from another domain; each phase names its step', async (t) => {
+  const kube = await sharedKube();
+  const namespace = await freshNamespace(t, kube, 'rear');
+  const { phases } = await consumer(t, kube, namespace);
+  await createSolver(kube, namespace, 'need-1cpu', { resources: { cpu: '1', memory: '1Gi', pods: 2 }, architecture: 'amd64', durationSeconds: 3600, maxPrice: { amount: '1', currency: 'EUR', period: 'hourly' } });
+  const status = await waitFor('the Solver to hold a contract', async () => { const s = await statusOf(kube, namespace, 'need-1cpu'); return s?.phase === 'Peering' ? s : undefined; });
+  t.like(status, { phase: 'Peering', reason: 'WaitingForVirtualNode', provider: 'prov-1', providerDomain: 'domain-b' });
+  t.regex(status.contractID ?? '', /^contract-/);
+  t.like(status.conditions?.[0], { type: 'Ready', status: 'False', reason: 'WaitingForVirtualNode' });
+  t.deepEqual(phases.filter((p) => !p.startsWith('Discovering/CandidatesFound')), ['Discovering/WaitingForDiscovery', 'Reserving/WaitingForReservation', 'Purchasing/WaitingForPurchase', 'Peering/WaitingForVirtualNode']);
+  const printed = await kubectl(kube.kubeconfigPath, ['get', 'solvers', '-n', namespace]);
+  t.regex(printed.stdout, /need-1cpu\s+Peering\s+WaitingForVirtualNode\s+prov-1\s+contract-/);
+});
+
+test('local capacity first: an intent that fits here is solved without a message', async (t) => {
+  const kube = await sharedKube();
+  const namespace = await freshNamespace(t, kube, 'rear');
+  await consumer(t, kube, namespace, r(4000, 8192, 50));
+  await createSolver(kube, namespace, 'small', { resources: { cpu: '500m', memory: '256Mi' }, durationSeconds: 600 });
+  const status = await waitFor('Solved', async () => { const s = await statusOf(kube, namespace, 'small'); return s?.phase === 'Solved' ? s : undefined; });
+  t.like(status, { reason: 'LocalCapacity' });
+  t.like(status.conditions?.[0], { status: 'True', reason: 'LocalCapacity' });
+});
+
+test('a ceiling below every offer: discovery finds nothing that fits, and the reason says so', async (t) => {
+  const kube = await sharedKube();
+  const namespace = await freshNamespace(t, kube, 'rear');
+  await consumer(t, kube, namespace);
+  await createSolver(kube, namespace, 'too-cheap', { resources: { cpu: '1', memory: '1Gi' }, durationSeconds: 600, maxPrice: { amount: '0.01', currency: 'EUR', period: 'daily' } });
+  const status = await waitFor('Failed', async () => { const s = await statusOf(kube, namespace, 'too-cheap'); return s?.phase === 'Failed' ? s : undefined; });
+  t.like(status, { reason: 'NoFlavourFound' });
+});
