@@ -44,6 +44,7 @@ function gatewayOptions(settings: Settings, logger: Logger, sources: Sources): G
       bindAddress: settings.bindAddress,
       controlMsgsTimeoutMs: settings.controlMsgsTimeoutMs,
       ...(settings.tcpListenPort === undefined ? {} : { tcpListenPort: settings.tcpListenPort }),
+      ...(settings.lwm2mListenPort === undefined ? {} : { lwm2mListenPort: settings.lwm2mListenPort }),
       ...(settings.mqttCaFile === undefined ? {} : { mqttCaFile: settings.mqttCaFile }),
       opcuaCertificateDir: settings.opcuaCertificateDir,
       ...(settings.opcuaPkiDir === undefined ? {} : { opcuaPkiDir: settings.opcuaPkiDir }),

@@ -68,6 +68,8 @@ export interface DriverOptions {
   readonly controlMsgsTimeoutMs?: number;
   /** OPC UA: where the ConfigMap or Secret with CertificateFileName and PrivateKeyFileName is mounted. */
   readonly opcuaCertificateDir?: string;
+  /** LwM2M: UDP port of the server the device registers with (default 5683; 0 = any free port, for tests). */
+  readonly lwm2mListenPort?: number;
   /** OPC UA: writable directory for the client's PKI (its own certificate, servers' certificates). */
   readonly opcuaPkiDir?: string;
 }
