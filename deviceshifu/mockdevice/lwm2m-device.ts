@@ -25,7 +25,8 @@ export interface Lwm2mDeviceOptions {
 
 export interface RunningLwm2mDevice extends RunningMock {
   readonly objects: Lwm2mObjects;
-  readonly stats: { registers: number; updates: number; requests: number; observers: number };
+  /** requests: answered; ignored: arrived while muted. */
+  readonly stats: { registers: number; updates: number; requests: number; ignored: number; observers: number };
   /** The location the server gave (rd/<id>), once registered. */
   location(): string | undefined;
   register(): Promise<string>;
@@ -85,7 +86,7 @@ export async function startLwm2mDevice(options: Lwm2mDeviceOptions): Promise<Run
   const agent = new Agent({ socket });
   agent.on('error', () => undefined);
   const lifetimeSec = options.lifetimeSec ?? 60;
-  const stats = { registers: 0, updates: 0, requests: 0, observers: 0 };
+  const stats = { registers: 0, updates: 0, requests: 0, ignored: 0, observers: 0 };
   const observers = new Map<string, Set<OutgoingMessage>>();
   let location: string | undefined;
   let muted = false;
@@ -118,7 +119,7 @@ export async function startLwm2mDevice(options: Lwm2mDeviceOptions): Promise<Run
     for (const res of observers.get(path) ?? []) res.write(value);
   };
   const server = new Server((req: IncomingMessage, res: OutgoingMessage) => {
-    if (muted) return;
+    if (muted) { stats.ignored += 1; return; }
     stats.requests += 1;
     const path = req.url.split('?')[0] ?? '';
     const answer = answerOf(objects, req, path);

@@ -63,10 +63,11 @@ export function createLwm2mDriver(context: DriverContext): Driver {
     },
     stop: () => server.stop(),
     call: (instruction, request) => operate(server, targetOf(instruction), request),
-    probe(signal) {
+    // the registration is the device's own sign of life: registered and not expired is reachable
+    probe: async (signal) => {
       signal.throwIfAborted();
       server.session();
-      return Promise.resolve();
+      await Promise.resolve();
     },
     subscribe(instruction, intervalMs, sink, signal) {
       try {
