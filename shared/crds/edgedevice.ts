@@ -121,6 +121,12 @@ const SPEC_RULES = celRules(
     message: 'an LwM2M device needs spec.protocolSettings.LwM2MSetting (at least endpointName)',
     reason: 'FieldValueRequired', fieldPath: '.protocolSettings.LwM2MSetting',
   },
+  {
+    // deviceShifu's LwM2M server speaks plain CoAP only: no maintained Node.js library serves DTLS with PSK (deviceshifu/drivers/lwm2m/README.md)
+    rule: "!has(self.protocolSettings) || !has(self.protocolSettings.LwM2MSetting) || ((!has(self.protocolSettings.LwM2MSetting.securityMode) || self.protocolSettings.LwM2MSetting.securityMode == 'None') && !has(self.protocolSettings.LwM2MSetting.dtlsMode) && !has(self.protocolSettings.LwM2MSetting.pskIdentity) && !has(self.protocolSettings.LwM2MSetting.pskKey) && !has(self.protocolSettings.LwM2MSetting.cipherSuites))",
+    message: 'LwM2M over DTLS is not supported: edgeshifu\'s LwM2M server speaks plain CoAP only (no maintained Node.js library serves DTLS with PSK); set securityMode: None and remove dtlsMode, cipherSuites, pskIdentity and pskKey',
+    fieldPath: '.protocolSettings.LwM2MSetting.securityMode',
+  },
   ...(['MQTT', 'OPCUA', 'Socket', 'TCP', 'PLC4X'] as const).map((p) => ({
     rule: `!has(self.protocolSettings) || !has(self.protocolSettings.${p}Setting) || self.protocol == '${p}'`,
     message: `spec.protocolSettings.${p}Setting is set but spec.protocol is not ${p}: it would be ignored`,

@@ -1,9 +1,12 @@
 // The LwM2M deviceShifu end to end over CoAP: the mock client registers with deviceShifu's LwM2M
 // server, and instructions read, write and execute its resources; a device not registered is a
 // 503 saying so; registration expiry and re-registration; Observe telemetry.
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import test from 'ava';
 import { waitFor } from '../support/wait.ts';
-import { ENDPOINT, call, errorOf, lwm2mClient, lwm2mGateway } from './support/lwm2m.ts';
+import { startGateway } from './support/device-shifu.ts';
+import { ENDPOINT, call, errorOf, lwm2mClient, lwm2mGateway, lwm2mInstructions } from './support/lwm2m.ts';
 
 test('before the device registers every call is 503 naming the endpoint; after, reads answer its values', async (t) => {
   const gateway = await lwm2mGateway(t);
@@ -82,4 +85,28 @@ test('without Updates the registration expires after its lifetime; an Update the
   device.mute(false);
   await waitFor('the client to be served again', async () => ((await call(gateway, 'temperature')).status === 200) || undefined, { timeoutMs: 20_000 });
   t.true(device.stats.registers >= 2, 'it registered again');
+});
+
+test('DTLS settings are refused by name (no maintained library serves DTLS with PSK), and the PSK key is never logged', async (t) => {
+  const gateway = await startGateway(t, {
+    data: lwm2mInstructions(),
+    spec: { protocol: 'LwM2M', protocolSettings: { LwM2MSetting: { endpointName: ENDPOINT, securityMode: 'DTLS', dtlsMode: 'PSK', pskIdentity: 'hint', pskKey: 'ABC123' } } },
+  });
+  await waitFor('the refusal in the log', () => gateway.logs.some((l) => l.includes('LwM2MSetting.securityMode DTLS is not supported')) || undefined, { timeoutMs: 10_000 });
+  const reply = await call(gateway, 'temperature');
+  t.is(reply.status, 502);
+  t.false(gateway.logs.some((l) => l.includes('ABC123')), 'the PSK key is in the log');
+  t.false(reply.body.includes('ABC123'));
+});
+
+test('the mock entrypoint runs the LwM2M client: it registers with the deviceShifu named by --lwm2m-server and deregisters on SIGTERM', async (t) => {
+  const gateway = await lwm2mGateway(t);
+  const child = spawn(process.execPath, ['--import=tsx', 'deviceshifu/mockdevice/main.ts', 'lwm2m', '--lwm2m-server', `127.0.0.1:${gateway.lwm2mPort}`], { env: { ...process.env, MOCKDEVICE_PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  t.teardown(() => { child.kill('SIGTERM'); });
+  const first = await createInterface({ input: child.stdout })[Symbol.asyncIterator]().next();
+  t.is((JSON.parse(String(first.value)) as { device: string }).device, 'lwm2m');
+  t.deepEqual(await call(gateway, 'units'), { status: 200, body: 'Cel' });
+  child.kill('SIGTERM');
+  await new Promise((resolve) => child.once('exit', resolve));
+  t.is((await call(gateway, 'units')).status, 503, 'it deregistered on the way out');
 });
