@@ -78,7 +78,9 @@ export class Lwm2mServer {
     this.live = undefined;
     if (event === 'registered' && this.endpoint !== undefined) {
       const end = new AbortController();
-      this.live = { agent: this.endpoint.agent, registration, gone: end.signal, end };
+      const registry = this.registry;
+      // an Update may move the client (NAT rebinding): requests go to where it last spoke from
+      this.live = { agent: this.endpoint.agent, gone: end.signal, end, get registration(): Registration { return registry.registration ?? registration; } };
       this.observations.started(this.live);
       this.logger.info({ from: `${registration.address}:${registration.port}`, lifetimeSec: registration.lifetimeSec, objects: registration.objects.length }, 'LwM2M client registered');
     } else if (event !== 'replaced') {
