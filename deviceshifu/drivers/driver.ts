@@ -4,6 +4,7 @@
 import type { Readable } from 'node:stream';
 import type { Logger } from '../../shared/log.ts';
 import type { EdgeDeviceSpec } from '../../shared/crds/edgedevice.ts';
+import type { Lwm2mRegistration } from '../../shared/crds/lwm2m-status.ts';
 import type { DeviceShifuConfig, Instruction } from '../config/types.ts';
 import type { RawHeaders } from './headers.ts';
 
@@ -74,6 +75,9 @@ export interface DriverOptions {
   readonly opcuaPkiDir?: string;
 }
 
+/** Records what a driver learnt about its device in the EdgeDevice's status (Kubernetes mode): null removes it. Never throws; writes are retried. */
+export type StatusReporter = (status: { readonly lwm2m: Lwm2mRegistration | null }) => void;
+
 export interface DriverContext {
   readonly deviceName: string;
   readonly spec: EdgeDeviceSpec;
@@ -81,6 +85,7 @@ export interface DriverContext {
   readonly options: DriverOptions;
   readonly secrets: SecretReader;
   readonly logger: Logger;
+  readonly reportStatus?: StatusReporter;
 }
 
 export type DriverFactory = (context: DriverContext) => Driver;

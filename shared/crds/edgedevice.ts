@@ -3,6 +3,7 @@
 // validation, plus what Shifu lacks: enums, CEL rules, status conditions and four optional
 // fields for the controller design (attachedNode, location, configMapName) and for shifud (usb).
 import { Type, type Static, type TOptional, type TString } from '@sinclair/typebox';
+import { Lwm2mRegistration } from './lwm2m-status.ts';
 import { ModbusSetting, MODBUS_SPEC_RULES } from './modbus-setting.ts';
 import type { CustomObject } from './resources.ts';
 import { Conditions, LinkType, Location, StringEnum, StringMap, Timestamp, celRules } from './schema.ts';
@@ -163,6 +164,7 @@ export const EdgeDeviceStatus = Type.Object({
   conditions: Type.Optional(Conditions),
   nodeName: Type.Optional(Type.String({ description: 'Node the deviceShifu is placed on.' })),
   links: Type.Optional(Type.Array(DeviceLink, { 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['node'], maxItems: 64, description: 'Nodes that see the device, as reported by shifud.' })),
+  lwm2m: Type.Optional(Lwm2mRegistration),
 });
 
 export type EdgeDeviceSpec = Static<typeof EdgeDeviceSpec>;

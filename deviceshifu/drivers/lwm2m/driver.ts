@@ -49,7 +49,7 @@ async function operate(server: Lwm2mServer, target: Lwm2mTarget, request: Driver
 
 export function createLwm2mDriver(context: DriverContext): Driver {
   const plan = lwm2mPlan(context.spec);
-  const server = new Lwm2mServer(plan, context.logger.child({ endpointName: plan.endpointName }));
+  const server = new Lwm2mServer(plan, context.logger.child({ endpointName: plan.endpointName }), context.reportStatus);
   const targets = parseTargets(context);
   const targetOf = (instruction: Instruction): Lwm2mTarget => {
     const target = targets.get(instruction.name) ?? parseTarget(instruction);

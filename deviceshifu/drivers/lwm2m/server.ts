@@ -3,7 +3,10 @@
 // DeviceAbsentError (503) saying the client has not registered, under which endpoint name, and
 // which other endpoint tried, if one did. A session ends with its registration, failing the
 // calls still in flight at once.
+import type { Lwm2mRegistration } from '../../../shared/crds/lwm2m-status.ts';
 import type { Logger } from '../../../shared/log.ts';
+import { isoTime } from '../../../shared/time.ts';
+import type { StatusReporter } from '../driver.ts';
 import { DeviceAbsentError } from '../device-errors.ts';
 import { Lwm2mEndpoint } from './endpoint.ts';
 import type { Session } from './exchange.ts';
@@ -16,6 +19,11 @@ function endedWhy(event: RegistrationEvent, registration: Registration): string 
   return event === 'replaced' ? 'registered again' : 'deregistered';
 }
 
+/** The registration as the EdgeDevice's status.lwm2m records it (what shifud lists for the node). */
+export function registrationStatus(r: Registration): Lwm2mRegistration {
+  return { endpointName: r.endpointName, address: `${r.address}:${r.port}`, lifetimeSec: Math.round(r.lifetimeSec), lwm2mVersion: r.lwm2mVersion, registeredAt: isoTime(r.registeredAt), objects: [...r.objects] };
+}
+
 export class Lwm2mServer {
   readonly registry = new Registry();
   readonly observations: Observations;
@@ -23,10 +31,14 @@ export class Lwm2mServer {
   private live: (Session & { readonly end: AbortController }) | undefined;
   private readonly plan: Lwm2mPlan;
   private readonly logger: Logger;
+  private readonly report: StatusReporter | undefined;
+  /** What status.lwm2m holds now, as JSON: an Update that changes nothing writes nothing. */
+  private reported = 'null';
 
-  constructor(plan: Lwm2mPlan, logger: Logger) {
+  constructor(plan: Lwm2mPlan, logger: Logger, report?: StatusReporter) {
     this.plan = plan;
     this.logger = logger;
+    this.report = report;
     this.observations = new Observations(logger);
     this.registry.onChange((event, registration) => { this.changed(event, registration); });
   }
@@ -44,6 +56,7 @@ export class Lwm2mServer {
   }
 
   async stop(): Promise<void> {
+    this.record(undefined);
     this.observations.stop();
     this.live?.end.abort(new DeviceAbsentError('deviceShifu is stopping'));
     this.live = undefined;
@@ -69,7 +82,16 @@ export class Lwm2mServer {
     return new DeviceAbsentError(`LwM2M client with endpoint name "${this.plan.endpointName}" has not registered with deviceShifu (${port})${hint}`);
   }
 
+  private record(registration: Registration | undefined): void {
+    const status = registration === undefined ? null : registrationStatus(registration);
+    const json = JSON.stringify(status);
+    if (json === this.reported) return;
+    this.reported = json;
+    this.report?.({ lwm2m: status });
+  }
+
   private changed(event: RegistrationEvent, registration: Registration): void {
+    this.record(this.registry.registration);
     if (event === 'updated') {
       this.observations.alive();
       return;
