@@ -2,7 +2,7 @@
 // through deviceShifu (GET /float32 → JSON) versus modbus-serial's own client straight to the mock
 // (readHoldingRegisters, decoded with Buffer), in the same run, at 1 and 8 callers; then
 // deviceShifu's RSS and its container working set (bench/container-memory.ts), idle and after load.
-//   npm run bench:deviceshifu-modbus
+//   npm run bench:deviceshifu -- --protocol modbus
 // deviceShifu and the mock run as the image runs them: the esbuild bundles on node with the
 // image's NODE_FLAGS. Each row stops after BENCH_REQUESTS requests or BENCH_SECONDS seconds.
 import { spawn, type ChildProcess } from 'node:child_process';

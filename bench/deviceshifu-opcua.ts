@@ -2,7 +2,7 @@
 // loopback; reads of one Double node through deviceShifu (GET /temperature) against node-opcua's
 // own client reading the same node straight from the mock, in the same run, at 1 and 16
 // concurrent reads; plus deviceShifu's RSS and container working set idle and after the load.
-//   npm run bench:deviceshifu:opcua [-- --idle-seconds 20]
+//   npm run bench:deviceshifu -- --protocol opcua [--idle-seconds 20]
 // deviceShifu runs as the image runs it: dist/bundle/deviceshifu.js with the image's NODE_FLAGS.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';

@@ -8,7 +8,7 @@ import { http } from '../shared/node-http.ts';
 import type { Logger } from '../shared/log.ts';
 import type { DeviceShifuConfig, Instruction } from './config/types.ts';
 import { callDevice, type CallInput } from './device-call.ts';
-import type { Driver, DriverOptions, DriverResponse, SecretReader } from './drivers/driver.ts';
+import type { Driver, DriverOptions, DriverResponse, SecretReader, StatusReporter } from './drivers/driver.ts';
 import { createDriver } from './drivers/index.ts';
 import { createHandler } from './http/app.ts';
 import type { DeviceIdentity, GatewayView } from './http/view.ts';
@@ -32,6 +32,8 @@ export interface GatewayOptions {
   readonly services: ServiceResolver;
   /** Writes the EdgeDevice phase; absent in standalone mode. */
   readonly patchPhase?: PhasePatcher;
+  /** Writes what a driver learnt about its device (an LwM2M registration); absent in standalone mode. */
+  readonly reportStatus?: StatusReporter;
 }
 
 export interface Update {
@@ -166,7 +168,8 @@ export class DeviceShifu {
     if (device === undefined || config === undefined) return;
     const stop = new AbortController();
     try {
-      const driver = await createDriver({ deviceName: device.name, spec: device.spec, config, options: this.options.driver, secrets: this.options.secrets, logger: this.logger.child({ protocol: device.spec.protocol }) });
+      const driver = await createDriver({ deviceName: device.name, spec: device.spec, config, options: this.options.driver, secrets: this.options.secrets, logger: this.logger.child({ protocol: device.spec.protocol }),
+        ...(this.options.reportStatus === undefined ? {} : { reportStatus: this.options.reportStatus }) });
       await driver.start(stop.signal);
       this.driver = driver;
       this.driverStop = stop;

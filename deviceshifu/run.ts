@@ -34,7 +34,7 @@ export interface RunningDeviceShifu {
   stop(): Promise<void>;
 }
 
-type Sources = Pick<GatewayOptions, 'secrets' | 'services' | 'patchPhase'>;
+type Sources = Pick<GatewayOptions, 'secrets' | 'services' | 'patchPhase' | 'reportStatus'>;
 
 function gatewayOptions(settings: Settings, logger: Logger, sources: Sources): GatewayOptions {
   return {
@@ -44,6 +44,7 @@ function gatewayOptions(settings: Settings, logger: Logger, sources: Sources): G
       bindAddress: settings.bindAddress,
       controlMsgsTimeoutMs: settings.controlMsgsTimeoutMs,
       ...(settings.tcpListenPort === undefined ? {} : { tcpListenPort: settings.tcpListenPort }),
+      ...(settings.lwm2mListenPort === undefined ? {} : { lwm2mListenPort: settings.lwm2mListenPort }),
       ...(settings.mqttCaFile === undefined ? {} : { mqttCaFile: settings.mqttCaFile }),
       opcuaCertificateDir: settings.opcuaCertificateDir,
       ...(settings.opcuaPkiDir === undefined ? {} : { opcuaPkiDir: settings.opcuaPkiDir }),
@@ -104,7 +105,7 @@ export async function runInCluster(options: RunOptions): Promise<RunningDeviceSh
   const namespace = env.EDGEDEVICE_NAMESPACE ?? 'devices';
   if (name === undefined || name === '') throw new EdgeshifuError('invalid', 'EDGEDEVICE_NAME is not set: name the EdgeDevice (or use --edgedevice-file for standalone mode)');
   // Loaded only here: standalone mode needs none of it.
-  const [{ defaultEndpoint, KubeClient: Client }, { watchEdgeDevice }, { kubeSecrets }, { edgeDevicePhasePatcher }, { kubeTelemetryServices }] = await Promise.all([
+  const [{ defaultEndpoint, KubeClient: Client }, { watchEdgeDevice }, { kubeSecrets }, { edgeDevicePhasePatcher, edgeDeviceStatusReporter }, { kubeTelemetryServices }] = await Promise.all([
     import('../shared/kube/client.ts'), import('./kube/edgedevice-watch.ts'), import('./kube/secrets.ts'), import('./kube/status.ts'), import('./kube/telemetry-services.ts'),
   ]);
   const client = options.client ?? new Client(defaultEndpoint(undefined, env));
@@ -112,6 +113,7 @@ export async function runInCluster(options: RunOptions): Promise<RunningDeviceSh
     secrets: kubeSecrets(client, settings.secretNamespace ?? namespace, env),
     services: cachedServices(kubeTelemetryServices(client, namespace), settings.telemetryServiceCacheMs),
     patchPhase: edgeDevicePhasePatcher(client, name, namespace),
+    reportStatus: edgeDeviceStatusReporter(client, { name, namespace }, logger),
   }));
   const stopper = new AbortController();
   await followConfigDir(gateway, options, stopper.signal);

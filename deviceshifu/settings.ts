@@ -13,6 +13,7 @@ export const Settings = Type.Object({
   probeIntervalMs: Type.Integer({ minimum: 1, default: 10_000, description: 'Reachability probe period when nothing else showed the device alive.' }),
   statusIntervalMs: Type.Integer({ minimum: 0, default: 10_000, description: 'At most one EdgeDevice status write per interval.' }),
   tcpListenPort: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, description: 'Overrides TCPSetting.ListenPort.' })),
+  lwm2mListenPort: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, description: 'LwM2M: UDP port the device registers at (default 5683, the CoAP port).' })),
   controlMsgsTimeoutMs: Type.Integer({ minimum: 0, default: 60_000, description: 'MQTT controlMsgs: a command holds the device (409) at most this long without its completion message (0 = until it arrives).' }),
   mqttCaFile: Type.Optional(Type.String({ description: 'CA bundle (PEM) for mqtts:// brokers.' })),
   opcuaCertificateDir: Type.String({ default: '/etc/edgedevice/certificate', description: 'OPC UA: where the ConfigMap or Secret with CertificateFileName and PrivateKeyFileName is mounted.' }),

@@ -1,6 +1,7 @@
 // Keeps this node's EdgeNode registered and its status current: each sample goes through
 // shouldWrite, and only a meaningful change or the heartbeat reaches the API server.
 import { isEdgeshifuError } from '../shared/errors.ts';
+import type { Lwm2mEndpointSeen } from '../shared/crds/lwm2m-status.ts';
 import type { Logger } from '../shared/log.ts';
 import type { ApiGate } from './api-gate.ts';
 import type { EdgeNodeClient } from './kube-clients.ts';
@@ -18,6 +19,8 @@ export interface NodeReporterOptions {
   readonly devices: () => readonly SeenDevice[];
   /** OPC UA discovery's servers, when it is on. */
   readonly opcuaServers?: () => readonly OpcuaServerSeen[];
+  /** LwM2M clients registered with this node's deviceShifus (lwm2m-endpoints.ts). */
+  readonly lwm2mEndpoints?: () => readonly Lwm2mEndpointSeen[];
   readonly now?: () => number;
 }
 
@@ -59,15 +62,17 @@ export class NodeReporter {
     const { nodeName, thresholds, gate } = this.options;
     const devices = this.options.devices();
     const opcuaServers = this.options.opcuaServers?.();
-    // the OPC UA servers ride on the devices key: a change in either is worth a write
-    const report: NodeReport = { sample, ready: readiness.ready, devicesKey: devicesKey(devices) + (opcuaServers === undefined ? '' : `|${opcuaKey(opcuaServers)}`) };
+    const lwm2mEndpoints = this.options.lwm2mEndpoints?.();
+    // the OPC UA servers and LwM2M clients ride on the devices key: a change in any is worth a write
+    const extra = (opcuaServers === undefined ? '' : `|${opcuaKey(opcuaServers)}`) + (lwm2mEndpoints === undefined ? '' : `|${JSON.stringify(lwm2mEndpoints)}`);
+    const report: NodeReport = { sample, ready: readiness.ready, devicesKey: devicesKey(devices) + extra };
     const now = this.now();
     const decision = shouldWrite(this.written, report, thresholds, now);
     if (!decision.write) return { wrote: false, why: 'unchanged' };
     if (!gate.isOpen()) return { wrote: false, why: 'backing-off' };
     try {
       this.current ??= await this.register();
-      const body = nodeStatusApply({ nodeName, sample, devices, ...(opcuaServers === undefined ? {} : { opcuaServers }), now: new Date(now), current: this.current,
+      const body = nodeStatusApply({ nodeName, sample, devices, ...(opcuaServers === undefined ? {} : { opcuaServers }), ...(lwm2mEndpoints === undefined ? {} : { lwm2mEndpoints }), now: new Date(now), current: this.current,
         ready: { status: readiness.ready, reason: readiness.reason, message: readiness.message } });
       this.current = await this.options.client.applyStatus(body);
       this.written = { ...report, at: now };

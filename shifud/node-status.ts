@@ -2,6 +2,7 @@
 // manager "shifud": only the fields listed here are shifud's; others' fields are left alone).
 import { API_VERSION, EDGE_NODE, type CustomObject } from '../shared/crds/resources.ts';
 import type { EdgeNodeSpec, EdgeNodeStatus } from '../shared/crds/edgenode.ts';
+import type { Lwm2mEndpointSeen } from '../shared/crds/lwm2m-status.ts';
 import type { Condition } from '../shared/crds/schema.ts';
 import { nextCondition } from './conditions.ts';
 import { capacityOf, freeOf, type NodeSample } from './sample.ts';
@@ -47,6 +48,8 @@ export interface NodeStatusInput {
   readonly devices: readonly SeenDevice[];
   /** OPC UA discovery's servers, when it is on. */
   readonly opcuaServers?: readonly OpcuaServerSeen[];
+  /** LwM2M clients registered with this node's deviceShifus. */
+  readonly lwm2mEndpoints?: readonly Lwm2mEndpointSeen[];
   /** The EdgeNode as last read: its generation and existing Ready condition. */
   readonly current?: EdgeNode;
   readonly now: Date;
@@ -74,6 +77,8 @@ export function nodeStatusApply(input: NodeStatusInput): EdgeNodeStatusApply {
       conditions: [ready],
       devices: sortedDevices(input.devices),
       ...(input.opcuaServers === undefined ? {} : { opcuaServers: input.opcuaServers.slice(0, 256) }),
+      // left out when empty: server-side apply then removes the field shifud wrote before
+      ...(input.lwm2mEndpoints === undefined || input.lwm2mEndpoints.length === 0 ? {} : { lwm2mEndpoints: [...input.lwm2mEndpoints] }),
     },
   };
 }

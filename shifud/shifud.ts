@@ -13,6 +13,7 @@ import { DeviceDiscoverer, type DeviceSource } from './device-discoverer.ts';
 import { DeviceUpdater } from './device-updater.ts';
 import { planScan } from './discovery-plan.ts';
 import { DiscoveryScanner } from './discovery-scanner.ts';
+import { lwm2mEndpointsOn } from './lwm2m-endpoints.ts';
 import { OpcuaDiscovery } from './opcua-discovery.ts';
 import type { EdgeDevice } from '../shared/crds/edgedevice.ts';
 import { CALL_TIMEOUT_MS, KubeEdgeDeviceStatusWriter, KubeEdgeNodeClient, edgeDeviceLister, type EdgeDeviceStatusWriter, type EdgeNodeClient } from './kube-clients.ts';
@@ -84,6 +85,7 @@ export class Shifud {
     const opcua = this.opcua;
     this.reporter = new NodeReporter({
       ...(opcua === undefined ? {} : { opcuaServers: () => opcua.servers }),
+      lwm2mEndpoints: () => lwm2mEndpointsOn(config.nodeName, this.informer.list()),
       nodeName: config.nodeName, client: deps.edgeNodeClient ?? new KubeEdgeNodeClient(client), gate: this.gate, logger, now,
       devices: () => this.updater.seenDevices(),
       thresholds: { cpu: config.cpuThreshold, memory: config.memoryThreshold, disk: config.diskThreshold, heartbeatMs: s(config.heartbeatSeconds), minIntervalMs: s(config.minWriteIntervalSeconds) },

@@ -9,6 +9,8 @@ import { opcuaMounts } from './opcua-mounts.ts';
 
 export const CONFIG_MOUNT_PATH = '/etc/edgedevice/config';
 export const HTTP_PORT = 8080;
+/** The CoAP port (RFC 7252) an LwM2M deviceShifu's server listens on (deviceshifu/drivers/lwm2m/settings.ts). */
+export const LWM2M_PORT = 5683;
 
 export interface BundleSettings {
   readonly namespace: string;
@@ -64,7 +66,10 @@ function container(device: DeviceInput, settings: BundleSettings): V1Container {
     name: 'deviceshifu',
     image: settings.image,
     args: ['deviceshifu'],
-    ports: [{ name: 'http', containerPort: HTTP_PORT }, ...(listenPort === undefined ? [] : [{ name: 'tcp', containerPort: listenPort }])],
+    ports: [
+      { name: 'http', containerPort: HTTP_PORT }, ...(listenPort === undefined ? [] : [{ name: 'tcp', containerPort: listenPort }]),
+      ...(device.spec.protocol === 'LwM2M' ? [{ name: 'coap', containerPort: LWM2M_PORT, protocol: 'UDP' }] : []),
+    ],
     env: env(device, settings),
     volumeMounts: [{ name: 'edgedevice-config', mountPath: CONFIG_MOUNT_PATH, readOnly: true }, ...opcuaMounts(device.spec).volumeMounts],
     resources: {

@@ -1,8 +1,8 @@
 // The deviceShifu Service: port 80 → 8080 as in Shifu's samples, plus the raw TCP port of a TCP
-// device (pure).
+// device and the CoAP port of an LwM2M one (pure).
 import type { V1Service, V1ServicePort } from '@kubernetes/client-node';
 import { bundleLabels, bundleNames, selectorLabels } from './names.ts';
-import { HTTP_PORT, type DeviceInput } from './deployment.ts';
+import { HTTP_PORT, LWM2M_PORT, type DeviceInput } from './deployment.ts';
 
 export type ServiceType = 'ClusterIP' | 'NodePort' | 'LoadBalancer';
 
@@ -12,6 +12,8 @@ export function deviceShifuService(device: DeviceInput, namespace: string, type:
     const port = Number(device.spec.protocolSettings?.TCPSetting?.ListenPort ?? '8081');
     ports.push({ name: 'tcp', port, targetPort: port, protocol: 'TCP' });
   }
+  // an LwM2M device registers with deviceShifu's LwM2M server: CoAP on UDP 5683
+  if (device.spec.protocol === 'LwM2M') ports.push({ name: 'coap', port: LWM2M_PORT, targetPort: LWM2M_PORT, protocol: 'UDP' });
   return {
     apiVersion: 'v1',
     kind: 'Service',

@@ -19,3 +19,24 @@ export function deviceError(err: unknown, where: string): Error {
   else if (code === 'ETIMEDOUT' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH') what = `is unreachable (${code})`;
   return new EdgeshifuError('unavailable', `device at ${where} ${what}`, { cause: err });
 }
+
+/**
+ * The device is not connected to deviceShifu at all (an LwM2M client that has not registered, or
+ * whose registration expired): 'unavailable' for metrics and health, 503 for the caller
+ * (http/problem.ts), since only the device can end it and retrying later may well succeed.
+ */
+export class DeviceAbsentError extends EdgeshifuError {
+  override readonly name = 'DeviceAbsentError';
+
+  constructor(message: string) {
+    super('unavailable', message);
+  }
+}
+
+/** The DeviceAbsentError in `err` or its causes (the gateway wraps errors to name the device). */
+export function absentCause(err: unknown): DeviceAbsentError | undefined {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth += 1) {
+    if (e instanceof DeviceAbsentError) return e;
+  }
+  return undefined;
+}

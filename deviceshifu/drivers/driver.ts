@@ -4,6 +4,7 @@
 import type { Readable } from 'node:stream';
 import type { Logger } from '../../shared/log.ts';
 import type { EdgeDeviceSpec } from '../../shared/crds/edgedevice.ts';
+import type { Lwm2mRegistration } from '../../shared/crds/lwm2m-status.ts';
 import type { DeviceShifuConfig, Instruction } from '../config/types.ts';
 import type { RawHeaders } from './headers.ts';
 
@@ -68,9 +69,14 @@ export interface DriverOptions {
   readonly controlMsgsTimeoutMs?: number;
   /** OPC UA: where the ConfigMap or Secret with CertificateFileName and PrivateKeyFileName is mounted. */
   readonly opcuaCertificateDir?: string;
+  /** LwM2M: UDP port of the server the device registers with (default 5683; 0 = any free port, for tests). */
+  readonly lwm2mListenPort?: number;
   /** OPC UA: writable directory for the client's PKI (its own certificate, servers' certificates). */
   readonly opcuaPkiDir?: string;
 }
+
+/** Records what a driver learnt about its device in the EdgeDevice's status (Kubernetes mode): null removes it. Never throws; writes are retried. */
+export type StatusReporter = (status: { readonly lwm2m: Lwm2mRegistration | null }) => void;
 
 export interface DriverContext {
   readonly deviceName: string;
@@ -79,6 +85,7 @@ export interface DriverContext {
   readonly options: DriverOptions;
   readonly secrets: SecretReader;
   readonly logger: Logger;
+  readonly reportStatus?: StatusReporter;
 }
 
 export type DriverFactory = (context: DriverContext) => Driver;

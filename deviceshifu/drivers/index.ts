@@ -8,6 +8,7 @@ import type { Driver, DriverContext, DriverFactory } from './driver.ts';
 const FACTORIES: Partial<Record<Protocol, () => Promise<DriverFactory>>> = {
   HTTP: async () => (await import('./http.ts')).createHttpDriver,
   HTTPCommandline: async () => (await import('./httpcommandline.ts')).createCommandlineDriver,
+  LwM2M: async () => (await import('./lwm2m/driver.ts')).createLwm2mDriver,
   Modbus: async () => (await import('./modbus.ts')).createModbusDriver,
   MQTT: async () => (await import('./mqtt.ts')).createMqttDriver,
   OPCUA: async () => (await import('./opcua.ts')).createOpcuaDriver,

@@ -8,6 +8,7 @@ import type { Logger } from '../../shared/log.ts';
 import type { DriverResponse, SubscriptionSink } from './driver.ts';
 import type { OpcuaConnection } from './opcua-connection.ts';
 import { statusError } from './opcua-status.ts';
+import { Throttle } from '../telemetry/throttle.ts';
 
 type Lib = typeof import('node-opcua-client');
 
@@ -19,50 +20,9 @@ export interface MonitoredTelemetry {
   readonly respond: (dv: DataValue) => DriverResponse;
 }
 
-/** At most one delivery per interval; values in between replace each other. */
-class Throttle {
-  private lastAt = Number.NEGATIVE_INFINITY;
-  private pending: DataValue | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  coalesced = 0;
-
-  private readonly intervalMs: number;
-  private readonly deliver: (dv: DataValue) => void;
-
-  constructor(intervalMs: number, deliver: (dv: DataValue) => void) {
-    this.intervalMs = intervalMs;
-    this.deliver = deliver;
-  }
-
-  offer(dv: DataValue): void {
-    const wait = this.lastAt + this.intervalMs - performance.now();
-    if (wait <= 0 && this.timer === undefined) {
-      this.lastAt = performance.now();
-      this.deliver(dv);
-      return;
-    }
-    if (this.pending !== undefined) this.coalesced += 1;
-    this.pending = dv;
-    this.timer ??= setTimeout(() => {
-      this.timer = undefined;
-      const next = this.pending;
-      this.pending = undefined;
-      if (next !== undefined) {
-        this.lastAt = performance.now();
-        this.deliver(next);
-      }
-    }, Math.max(0, wait));
-  }
-
-  stop(): void {
-    clearTimeout(this.timer);
-    this.pending = undefined;
-  }
-}
-
 export class OpcuaSubscriptions {
   private readonly items = new Set<MonitoredTelemetry>();
-  private readonly throttles = new Map<MonitoredTelemetry, Throttle>();
+  private readonly throttles = new Map<MonitoredTelemetry, Throttle<DataValue>>();
   private subscriptions: ClientSubscription[] = [];
   private unlisten: (() => void) | undefined;
   private chain: Promise<void> = Promise.resolve();
@@ -79,7 +39,7 @@ export class OpcuaSubscriptions {
 
   add(item: MonitoredTelemetry): void {
     this.items.add(item);
-    const throttle = new Throttle(item.intervalMs, (dv) => { this.deliver(item, dv); });
+    const throttle = new Throttle<DataValue>(item.intervalMs, (dv) => { this.deliver(item, dv); });
     this.throttles.set(item, throttle);
     item.signal.addEventListener('abort', () => {
       this.items.delete(item);

@@ -1,6 +1,7 @@
 // The one place where failures become HTTP replies: EdgeshifuError kinds → status codes, and one
 // JSON shape for every error body: {"error": {"kind", "message", "instruction"?}}.
 import { EdgeshifuError, type ErrorKind, errorMessage } from '../../shared/errors.ts';
+import { absentCause } from '../drivers/device-errors.ts';
 
 export const STATUS_OF_KIND: Readonly<Record<ErrorKind, number>> = {
   invalid: 400,
@@ -43,7 +44,8 @@ export interface Problem {
 
 export function problemOf(err: unknown, instruction?: string): Problem {
   const known = err instanceof EdgeshifuError ? err : new EdgeshifuError('internal', `deviceShifu failed: ${errorMessage(err)}`);
-  const status = known instanceof HttpProblem ? known.status : STATUS_OF_KIND[known.kind];
+  // a device that is not connected at all (an LwM2M client not registered) is 503, not 502
+  const status = known instanceof HttpProblem ? known.status : absentCause(known) !== undefined ? 503 : STATUS_OF_KIND[known.kind];
   const headers = known instanceof HttpProblem ? known.headers : {};
   const kind = known instanceof HttpProblem ? known.problem : known.kind;
   return { status, headers, body: { error: { kind, message: known.message, ...(instruction === undefined ? {} : { instruction }) } } };

@@ -13,6 +13,8 @@ const MockSettings = Type.Object({
   opcuaUsername: Type.Optional(Type.String({ description: 'OPC UA device: require this user (with EDGESHIFU_OPCUA_PASSWORD); anonymous sessions are refused.' })),
   opcuaPassword: Type.Optional(Type.String({ description: 'OPC UA device: the password of --opcua-username (prefer the environment variable).' })),
   serialPath: Type.Optional(Type.String({ description: 'Modbus device: serve RTU on this serial device instead of TCP.' })),
+  lwm2mServer: Type.Optional(Type.String({ description: 'LwM2M device: host:port of the LwM2M server (deviceShifu) it registers with.' })),
+  lwm2mEndpoint: Type.Optional(Type.String({ description: 'LwM2M device: its endpoint name (default leshan-client).' })),
 });
 
 const logger = createLogger('mockdevice');
@@ -24,6 +26,7 @@ async function main(): Promise<Serving> {
   const opcuaUsers = settings.opcuaUsername === undefined ? undefined : { [settings.opcuaUsername]: settings.opcuaPassword ?? '' };
   const device = await startMockDevice(name, {
     host: settings.bindAddress, port, ...(settings.brokerUrl === undefined ? {} : { brokerUrl: settings.brokerUrl }), ...(opcuaUsers === undefined ? {} : { opcuaUsers }), ...(settings.serialPath === undefined ? {} : { serialPath: settings.serialPath }),
+    ...(settings.lwm2mServer === undefined ? {} : { lwm2mServer: settings.lwm2mServer }), ...(settings.lwm2mEndpoint === undefined ? {} : { endpointName: settings.lwm2mEndpoint }),
   });
   process.stdout.write(`${JSON.stringify({ device: device.name, address: device.address, port: device.port })}\n`);
   return { stop: () => device.close() };

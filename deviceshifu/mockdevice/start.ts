@@ -10,7 +10,7 @@ const HTTP_DEVICES: Readonly<Record<string, () => Record<string, MockRoute>>> = 
   thermometer, agv, 'robot-arm': robotArm, robotarm: robotArm, 'plate-reader': plateReader, platereader: plateReader, plc,
 };
 
-export const MOCK_DEVICES = [...Object.keys(HTTP_DEVICES), 'socket', 'mqtt', 'opcua', 'modbus'] as const;
+export const MOCK_DEVICES = [...Object.keys(HTTP_DEVICES), 'socket', 'mqtt', 'opcua', 'modbus', 'lwm2m'] as const;
 
 export interface MockOptions {
   readonly host: string;
@@ -21,6 +21,16 @@ export interface MockOptions {
   readonly opcuaUsers?: Readonly<Record<string, string>>;
   /** Modbus device: RTU on this serial device instead of TCP. */
   readonly serialPath?: string;
+  /** LwM2M device: the server it registers with (deviceShifu), host:port. */
+  readonly lwm2mServer?: string;
+  /** LwM2M device: its endpoint name (default leshan-client, as Shifu's example). */
+  readonly endpointName?: string;
+}
+
+function lwm2mServer(text: string | undefined): { host: string; port: number } {
+  const match = /^(.+):(\d{1,5})$/.exec(text ?? '');
+  if (match === null) throw new EdgeshifuError('invalid', `the LwM2M mock needs --lwm2m-server host:port (deviceShifu's LwM2M server), not "${text ?? ''}"`);
+  return { host: match[1] ?? '', port: Number(match[2]) };
 }
 
 export async function startMockDevice(name: string, options: MockOptions): Promise<RunningMock> {
@@ -31,5 +41,10 @@ export async function startMockDevice(name: string, options: MockOptions): Promi
   if (name === 'opcua') return (await import('./opcua-device.ts')).startOpcuaMock({ host: options.host, port: options.port, ...(options.opcuaUsers === undefined ? {} : { users: options.opcuaUsers }) });
   if (name === 'mqtt') return startMqttDevice({ host: options.host, port: options.port, ...(options.brokerUrl === undefined ? {} : { brokerUrl: options.brokerUrl }) });
   if (name === 'modbus') return startModbusDevice({ host: options.host, port: options.port, ...(options.serialPath === undefined ? {} : { serialPath: options.serialPath }) });
+  // node-coap loads only for the LwM2M mock
+  if (name === 'lwm2m') {
+    const { startLwm2mDevice } = await import('./lwm2m-device.ts');
+    return startLwm2mDevice({ host: options.host, port: options.port, server: lwm2mServer(options.lwm2mServer), endpointName: options.endpointName ?? 'leshan-client' });
+  }
   throw new EdgeshifuError('invalid', `no mock device "${name}"; choose one of ${MOCK_DEVICES.join(', ')}`);
 }

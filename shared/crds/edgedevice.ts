@@ -3,6 +3,7 @@
 // validation, plus what Shifu lacks: enums, CEL rules, status conditions and four optional
 // fields for the controller design (attachedNode, location, configMapName) and for shifud (usb).
 import { Type, type Static, type TOptional, type TString } from '@sinclair/typebox';
+import { Lwm2mRegistration } from './lwm2m-status.ts';
 import { ModbusSetting, MODBUS_SPEC_RULES } from './modbus-setting.ts';
 import type { CustomObject } from './resources.ts';
 import { Conditions, LinkType, Location, StringEnum, StringMap, Timestamp, celRules } from './schema.ts';
@@ -121,6 +122,12 @@ const SPEC_RULES = celRules(
     message: 'an LwM2M device needs spec.protocolSettings.LwM2MSetting (at least endpointName)',
     reason: 'FieldValueRequired', fieldPath: '.protocolSettings.LwM2MSetting',
   },
+  {
+    // deviceShifu's LwM2M server speaks plain CoAP only: no maintained Node.js library serves DTLS with PSK (deviceshifu/drivers/lwm2m/README.md)
+    rule: "!has(self.protocolSettings) || !has(self.protocolSettings.LwM2MSetting) || ((!has(self.protocolSettings.LwM2MSetting.securityMode) || self.protocolSettings.LwM2MSetting.securityMode == 'None') && !has(self.protocolSettings.LwM2MSetting.dtlsMode) && !has(self.protocolSettings.LwM2MSetting.pskIdentity) && !has(self.protocolSettings.LwM2MSetting.pskKey) && !has(self.protocolSettings.LwM2MSetting.cipherSuites))",
+    message: 'LwM2M over DTLS is not supported: edgeshifu\'s LwM2M server speaks plain CoAP only (no maintained Node.js library serves DTLS with PSK); set securityMode: None and remove dtlsMode, cipherSuites, pskIdentity and pskKey',
+    fieldPath: '.protocolSettings.LwM2MSetting.securityMode',
+  },
   ...(['MQTT', 'OPCUA', 'Socket', 'TCP', 'PLC4X'] as const).map((p) => ({
     rule: `!has(self.protocolSettings) || !has(self.protocolSettings.${p}Setting) || self.protocol == '${p}'`,
     message: `spec.protocolSettings.${p}Setting is set but spec.protocol is not ${p}: it would be ignored`,
@@ -157,6 +164,7 @@ export const EdgeDeviceStatus = Type.Object({
   conditions: Type.Optional(Conditions),
   nodeName: Type.Optional(Type.String({ description: 'Node the deviceShifu is placed on.' })),
   links: Type.Optional(Type.Array(DeviceLink, { 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['node'], maxItems: 64, description: 'Nodes that see the device, as reported by shifud.' })),
+  lwm2m: Type.Optional(Lwm2mRegistration),
 });
 
 export type EdgeDeviceSpec = Static<typeof EdgeDeviceSpec>;

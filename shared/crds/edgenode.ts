@@ -2,6 +2,7 @@
 // its Kubernetes Node. shifud writes its status; the controller reads it for placement and the
 // edgeMap (on EdgeNode events).
 import { Type, type Static } from '@sinclair/typebox';
+import { Lwm2mEndpointSeen } from './lwm2m-status.ts';
 import { Conditions, LinkType, Location, Quantity, Timestamp } from './schema.ts';
 
 export const NodeNeighbour = Type.Object({
@@ -50,6 +51,7 @@ export const EdgeNodeStatus = Type.Object({
   conditions: Type.Optional(Conditions),
   devices: Type.Optional(Type.Array(SeenDevice, { maxItems: 4096, description: 'EdgeDevices this node sees.' })),
   opcuaServers: Type.Optional(Type.Array(OpcuaServerSeen, { maxItems: 256, description: 'OPC UA servers shifud found at its configured discovery targets.' })),
+  lwm2mEndpoints: Type.Optional(Type.Array(Lwm2mEndpointSeen, { maxItems: 4096, description: 'LwM2M clients registered with the deviceShifus on this node.' })),
 });
 
 export type EdgeNodeSpec = Static<typeof EdgeNodeSpec>;

@@ -21,12 +21,15 @@ test('the image comes from the per-protocol override, else the common image', (t
   t.is(imageFor({ ...config, deviceShifuImages: '' }, 'MQTT'), 'edgeshifu:1');
 });
 
-test('the Service takes the configured type, and a TCP device gets its listen port too', (t) => {
+test('the Service takes the configured type, a TCP device gets its listen port too, and an LwM2M device its CoAP port (UDP)', (t) => {
   const http = deviceShifuService(device({ protocol: 'HTTP', address: 'x:1' }), 'deviceshifu', 'LoadBalancer');
   t.is(http.spec?.type, 'LoadBalancer');
   t.deepEqual(http.spec?.ports?.map((p) => [p.name, p.port, p.targetPort]), [['http', 80, 8080]]);
   const tcp = deviceShifuService(device({ protocol: 'TCP', address: 'x:1', protocolSettings: { TCPSetting: { ListenPort: '9000' } } }), 'deviceshifu', 'ClusterIP');
   t.deepEqual(tcp.spec?.ports?.map((p) => [p.name, p.port, p.targetPort]), [['http', 80, 8080], ['tcp', 9000, 9000]]);
+  const lwm2m = device({ protocol: 'LwM2M', protocolSettings: { LwM2MSetting: { endpointName: 'meter' } } });
+  t.deepEqual(deviceShifuService(lwm2m, 'deviceshifu', 'ClusterIP').spec?.ports?.map((p) => [p.name, p.port, p.targetPort, p.protocol]), [['http', 80, 8080, 'TCP'], ['coap', 5683, 5683, 'UDP']]);
+  t.deepEqual(deviceShifuDeployment(lwm2m, 'cm', placement, settings).spec?.template.spec?.containers[0]?.ports, [{ name: 'http', containerPort: 8080 }, { name: 'coap', containerPort: 5683, protocol: 'UDP' }]);
 });
 
 test('broker credentials reach the gateway from the Secret through the kubelet, never as values', (t) => {

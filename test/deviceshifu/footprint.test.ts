@@ -17,19 +17,19 @@ import { instructionsYaml, opcuaMock } from './support/opcua.ts';
 
 const run = promisify(execFile);
 
-test('at start, deviceShifu loads neither client-node, express, prom-client, mqtt nor node-opcua, and no ESM import of node:http(s)', async (t) => {
+test('at start, deviceShifu loads neither client-node, express, prom-client, mqtt, node-opcua nor coap, and no ESM import of node:http(s)', async (t) => {
   const meta = await bundleMetafile('deviceshifu', new URL('../../deviceshifu/main.ts', import.meta.url).pathname);
   const outputs = loadedAtStart(meta, 'deviceshifu');
   t.true(outputs.length > 1);
   const packages = packagesIn(outputs);
   t.true(packages.has('yaml') && packages.has('pino'), `the packages it does need are seen: ${[...packages].join(', ')}`);
-  for (const heavy of ['@kubernetes/client-node', 'express', 'prom-client', 'mqtt', 'undici', 'node-opcua-client', 'node-opcua-crypto', 'node-opcua-certificate-manager']) t.false(packages.has(heavy), `${heavy} is loaded at start`);
+  for (const heavy of ['@kubernetes/client-node', 'express', 'prom-client', 'mqtt', 'undici', 'node-opcua-client', 'node-opcua-crypto', 'node-opcua-certificate-manager', 'coap', 'coap-packet']) t.false(packages.has(heavy), `${heavy} is loaded at start`);
   // an ESM import of node:http builds its namespace, whose lazy WebSocket getter loads undici
   const esmBuiltins = outputs.flatMap((o) => o.imports).filter((i) => i.external === true && i.kind === 'import-statement').map((i) => i.path.replace(/^node:/, ''));
   t.false(esmBuiltins.includes('http') || esmBuiltins.includes('https'), `ESM imports of builtins: ${esmBuiltins.join(', ')}`);
   // the Kubernetes client and the protocol drivers are there, behind dynamic imports
   const all = new Set(Object.values(meta.outputs).flatMap((o) => Object.keys(o.inputs)));
-  t.true(all.has('shared/kube/client.ts') && all.has('deviceshifu/drivers/mqtt.ts') && all.has('deviceshifu/drivers/opcua.ts'), 'the bundle still holds them for when they are needed');
+  t.true(all.has('shared/kube/client.ts') && all.has('deviceshifu/drivers/mqtt.ts') && all.has('deviceshifu/drivers/opcua.ts') && all.has('deviceshifu/drivers/lwm2m/driver.ts'), 'the bundle still holds them for when they are needed');
   t.false(outputs.some((o) => Object.keys(o.inputs).includes('shared/kube/client.ts')), 'the Kubernetes client loads only in Kubernetes mode');
 });
 
@@ -44,12 +44,12 @@ async function loadedModules(t: ExecutionContext, data: Readonly<Record<string, 
   return JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as { status: number; modules: string[] };
 }
 
-test('an HTTP deviceShifu serving a request never loads node-opcua; an OPC UA one does', async (t) => {
+test('an HTTP deviceShifu serving a request never loads node-opcua or coap; an OPC UA one does', async (t) => {
   const thermometer = await mockDevice(t, 'thermometer');
   const http = await loadedModules(t, { instructions: 'instructions:\n  read_value:\n    readWrite: R\n' }, { protocol: 'HTTP', address: thermometer.address }, 'read_value');
   t.is(http.status, 200);
   t.true(http.modules.some((m) => m.includes('/deviceshifu/drivers/http.ts')), 'the HTTP driver was seen loading');
-  t.deepEqual(http.modules.filter((m) => m.includes('node_modules/node-opcua') || m.includes('/drivers/opcua')), []);
+  t.deepEqual(http.modules.filter((m) => m.includes('node_modules/node-opcua') || m.includes('/drivers/opcua') || m.includes('node_modules/coap') || m.includes('/drivers/lwm2m/')), []);
   const mock = await opcuaMock(t);
   const opcua = await loadedModules(t, { instructions: instructionsYaml({ temperature: 'ns=2;i=3' }) }, { protocol: 'OPCUA', address: mock.endpoint }, 'temperature');
   t.is(opcua.status, 200);
@@ -70,9 +70,11 @@ function loadedWith(meta: Awaited<ReturnType<typeof bundleMetafile>>, input: str
   return packagesIn([...seen].map((p) => meta.outputs[p]).filter((o) => o !== undefined));
 }
 
-test('an HTTP deviceShifu never loads the Modbus library (nor serialport) or CoAP; a Modbus one does', async (t) => {
+test('an HTTP deviceShifu never loads the Modbus library (nor serialport) or CoAP; a Modbus one loads modbus-serial, an LwM2M one coap', async (t) => {
   const meta = await bundleMetafile('deviceshifu', new URL('../../deviceshifu/main.ts', import.meta.url).pathname);
   const http = new Set([...packagesIn(loadedAtStart(meta, 'deviceshifu')), ...loadedWith(meta, 'deviceshifu/drivers/http.ts')]);
   for (const heavy of ['modbus-serial', 'serialport', '@serialport/bindings-cpp', 'coap']) t.false(http.has(heavy), `${heavy} loads with the HTTP driver`);
   t.true(loadedWith(meta, 'deviceshifu/drivers/modbus.ts').has('modbus-serial'), 'the Modbus driver brings modbus-serial with it');
+  const lwm2m = loadedWith(meta, 'deviceshifu/drivers/lwm2m/driver.ts');
+  t.true(lwm2m.has('coap') && !lwm2m.has('modbus-serial'), `the LwM2M driver brings coap with it, and only it: ${[...lwm2m].join(', ')}`);
 });

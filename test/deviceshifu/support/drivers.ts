@@ -7,6 +7,7 @@ import { parseConfig } from '../../../deviceshifu/config/parse.ts';
 import type { Driver, DriverRequest, DriverResponse, SecretReader } from '../../../deviceshifu/drivers/driver.ts';
 import { createDriver } from '../../../deviceshifu/drivers/index.ts';
 import { readAll } from '../../../deviceshifu/telemetry/read-all.ts';
+import { startLwm2mDevice } from '../../../deviceshifu/mockdevice/lwm2m-device.ts';
 import { startModbusDevice } from '../../../deviceshifu/mockdevice/modbus-device.ts';
 import { aedesBroker } from './brokers.ts';
 import { logSink } from './device-shifu.ts';
@@ -23,6 +24,7 @@ export interface DriverSetup {
   readonly data: Readonly<Record<string, string>>;
   readonly secrets?: SecretReader;
   readonly tcpListenPort?: number;
+  readonly lwm2mListenPort?: number;
 }
 
 export async function buildDriver(t: ExecutionContext, setup: DriverSetup): Promise<BuiltDriver> {
@@ -30,7 +32,7 @@ export async function buildDriver(t: ExecutionContext, setup: DriverSetup): Prom
   const logs: string[] = [];
   const driver = await createDriver({
     deviceName: 'edgedevice-test', spec: setup.spec, config,
-    options: { bindAddress: '127.0.0.1', ...(setup.tcpListenPort === undefined ? {} : { tcpListenPort: setup.tcpListenPort }) },
+    options: { bindAddress: '127.0.0.1', ...(setup.tcpListenPort === undefined ? {} : { tcpListenPort: setup.tcpListenPort }), ...(setup.lwm2mListenPort === undefined ? {} : { lwm2mListenPort: setup.lwm2mListenPort }) },
     secrets: setup.secrets ?? (() => Promise.reject(new Error('no secrets in this test'))),
     logger: createLogger('deviceshifu', { destination: logSink(logs), level: 'debug' }),
   });
@@ -110,6 +112,17 @@ export const DRIVER_FIXTURES: readonly DriverFixture[] = [
       return device;
     },
     instruction: 'setpoint', request: {}, expected: /^21\.5$/,
+  },
+  {
+    // the device is the LwM2M client: `port` is deviceShifu's LwM2M server port it registers at
+    protocol: 'LwM2M',
+    setup: (port) => ({ spec: { protocol: 'LwM2M', protocolSettings: { LwM2MSetting: { endpointName: 'contract' } } }, data: { instructions: 'instructions:\n  temperature:\n    protocolPropertyList:\n      ObjectId: /3303/0/5700\n' }, lwm2mListenPort: port }),
+    startDevice: async (t, port) => {
+      const device = await startLwm2mDevice({ host: '127.0.0.1', port: 0, server: { host: '127.0.0.1', port }, endpointName: 'contract', tickMs: 0 });
+      t.teardown(() => device.close());
+      return device;
+    },
+    instruction: 'temperature', request: {}, expected: /^21\.5$/,
   },
 ];
 
