@@ -4,7 +4,7 @@
 //   npm run bench:edgemap      (node --expose-gc --import=tsx bench/edgemap.ts)
 import { performance } from 'node:perf_hooks';
 import {
-  EdgeMap, closestNodeByHops, closestNodeByLatency, closestNodeByLocation, haversineKm, restoreEdgeMap, toDot, toSnapshot,
+  EdgeMap, closestNodeByLocation, haversineKm, restoreEdgeMap, toDot, toSnapshot,
   type DeviceAttributes, type LinkType, type NodeAttributes,
 } from '../edgemap/index.ts';
 
@@ -128,10 +128,6 @@ function main(): void {
   console.log(`closest by location  p50 ${f(byLocation.p50 * 1000, 1)} us  p99 ${f(byLocation.p99 * 1000, 1)} us   linear scan p50 ${f(byScan.p50 * 1000, 1)} us  p99 ${f(byScan.p99 * 1000, 1)} us   ratio p50 ${ratio(byLocation.p50, byScan.p50)}`);
   const agree = s.devices.every(([key, a]) => closestNodeByLocation(map, key)?.node === closestByScan(s.nodes, a));
   console.log(`  graph query and scan agree on all ${DEVICES} devices: ${agree}`);
-  const byHops = timeEach(DEVICES, (i) => closestNodeByHops(map, keys[i % DEVICES] ?? ''));
-  const byLatency = timeEach(DEVICES, (i) => closestNodeByLatency(map, keys[i % DEVICES] ?? ''));
-  console.log(`closest by hops      p50 ${f(byHops.p50 * 1000, 1)} us  p99 ${f(byHops.p99 * 1000, 1)} us`);
-  console.log(`closest by latency   p50 ${f(byLatency.p50 * 1000, 1)} us  p99 ${f(byLatency.p99 * 1000, 1)} us`);
 
   const snap = timeOnce(() => JSON.stringify(toSnapshot(map)));
   const plainJson = timeOnce(() => JSON.stringify({ vertices: [...plain.value.vertices], links: plain.value.links }));

@@ -41,7 +41,6 @@ export class EdgeMap implements EdgeMapView {
    * entry each cost ~40 bytes at 10,000 devices, and nothing hot lists them by kind.
    */
   readonly #byKind = new Map<IndexedKind, Set<string>>(INDEXED_KINDS.map((k) => [k, new Set<string>()]));
-  readonly #placed = new Map<string, Set<string>>();
   readonly #listeners = new Set<EdgeMapListener>();
   readonly #check: AttributeCheckers = attributeCheckers();
   readonly #onListenerError: (err: unknown, change: EdgeMapChange) => void;
@@ -135,10 +134,6 @@ export class EdgeMap implements EdgeMapView {
     return devices;
   }
 
-  devicesPlacedOn(node: string): ReadonlySet<string> {
-    return this.#placed.get(node) ?? new Set();
-  }
-
   linkBetween(a: string, b: string): Link | undefined {
     return this.#links.get(a, b);
   }
@@ -167,7 +162,6 @@ export class EdgeMap implements EdgeMapView {
     if (before !== undefined && samePlain(before.attributes, vertex.attributes)) return false;
     this.#vertices.set(key, vertex);
     if (kind !== 'edgeDevice') this.#keys(kind).add(key);
-    this.#replacePlacement(key, before, vertex);
     this.#emit({ op: 'vertex-upserted', vertex });
     return true;
   }
@@ -184,7 +178,6 @@ export class EdgeMap implements EdgeMapView {
     });
     this.#vertices.delete(key);
     if (kind !== 'edgeDevice') this.#keys(kind).delete(key);
-    this.#replacePlacement(key, vertex, undefined);
     this.#emit({ op: 'vertex-removed', key, kind });
     return true;
   }
@@ -199,23 +192,6 @@ export class EdgeMap implements EdgeMapView {
     let keys = this.#byKind.get(kind);
     if (keys === undefined) this.#byKind.set(kind, keys = new Set());
     return keys;
-  }
-
-  // Devices indexed by the node their deviceShifu is placed on (devicesServedBy, rescheduling).
-  #replacePlacement(key: string, before: Vertex | undefined, after: Vertex | undefined): void {
-    const was = before?.kind === 'edgeDevice' ? before.attributes.nodeName : undefined;
-    const now = after?.kind === 'edgeDevice' ? after.attributes.nodeName : undefined;
-    if (was === now) return;
-    if (was !== undefined) {
-      const set = this.#placed.get(was);
-      set?.delete(key);
-      if (set?.size === 0) this.#placed.delete(was);
-    }
-    if (now !== undefined) {
-      const set = this.#placed.get(now) ?? new Set<string>();
-      set.add(key);
-      this.#placed.set(now, set);
-    }
   }
 
   #emit(body: ChangeBody): void {

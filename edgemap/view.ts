@@ -12,8 +12,6 @@ export interface EdgeMapView {
   vertex(key: string): Vertex | undefined;
   /** Keys of one kind (for edgeDevice a fresh set: devices are not indexed by kind). */
   keysOf(kind: VertexKind): ReadonlySet<string>;
-  /** Devices whose deviceShifu is placed on `node` (attribute nodeName), whether or not the node exists. */
-  devicesPlacedOn(node: string): ReadonlySet<string>;
   linkBetween(a: string, b: string): Link | undefined;
   forEachNeighbour(key: string, callback: (neighbour: string, link: Link) => void): void;
   forEachVertex(callback: (vertex: Vertex) => void): void;

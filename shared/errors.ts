@@ -10,6 +10,17 @@ export const ERROR_KINDS = [
 ] as const;
 export type ErrorKind = (typeof ERROR_KINDS)[number];
 
+/** The HTTP status of each kind, for every HTTP surface (deviceShifu, edgeMap, REAR). */
+export const STATUS_OF_KIND: Readonly<Record<ErrorKind, number>> = {
+  invalid: 400,
+  forbidden: 403,
+  'not-found': 404,
+  conflict: 409,
+  internal: 500,
+  unavailable: 502,
+  timeout: 504,
+};
+
 export class EdgeshifuError extends Error {
   override readonly name: string = 'EdgeshifuError';
   readonly kind: ErrorKind;

@@ -1,17 +1,9 @@
 // The one place where failures become HTTP replies: EdgeshifuError kinds → status codes, and one
 // JSON shape for every error body: {"error": {"kind", "message", "instruction"?}}.
-import { EdgeshifuError, type ErrorKind, errorMessage } from '../../shared/errors.ts';
+import { EdgeshifuError, type ErrorKind, STATUS_OF_KIND, errorMessage } from '../../shared/errors.ts';
 import { absentCause } from '../drivers/device-errors.ts';
 
-export const STATUS_OF_KIND: Readonly<Record<ErrorKind, number>> = {
-  invalid: 400,
-  forbidden: 403,
-  'not-found': 404,
-  conflict: 409,
-  internal: 500,
-  unavailable: 502,
-  timeout: 504,
-};
+export { STATUS_OF_KIND };
 
 /** Failures about HTTP itself, each with a status and a kind of its own in the error body. */
 export const HTTP_PROBLEMS = { 'method-not-allowed': 405, 'too-large': 413 } as const;

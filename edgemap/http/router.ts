@@ -6,10 +6,12 @@
 // A plain node:http route (no express: it cost the controller ~15 MB of RSS). Paths match exactly:
 // `/edgemap` (JSON) and `/edgemap/` (the page) are different resources.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isEdgeshifuError, STATUS_OF_KIND } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/log.ts';
 import type { HttpRoute } from '../../shared/node-http.ts';
 import { Counter, Gauge, type Registry } from '../../shared/prometheus.ts';
 import { toDot } from '../dot.ts';
+import { closestNodeByLocation } from '../queries/closest-by-location.ts';
 import { toSnapshot } from '../snapshot.ts';
 import { defaultPageDir, sendPageFile, type PageFile } from './page-files.ts';
 import { EdgeMapStream, type EdgeMapSource } from './stream.ts';
@@ -61,6 +63,22 @@ function send(res: ServerResponse, status: number, type: string, body: string): 
   res.writeHead(status, { 'content-type': `${type}; charset=utf-8`, 'content-length': Buffer.byteLength(body) }).end(body);
 }
 
+/** The node the closeness ranking puts first for a device: what placement by location would choose. */
+function sendClosest(res: ServerResponse, map: EdgeMapSource, device: string | null): void {
+  if (device === null || device === '') {
+    send(res, 400, 'application/json', JSON.stringify({ error: { kind: 'invalid', message: 'name the device: /edgemap/closest?device=<namespace>/<name>' } }));
+    return;
+  }
+  try {
+    const closest = closestNodeByLocation(map, device);
+    if (closest === undefined) send(res, 404, 'application/json', JSON.stringify({ error: { kind: 'not-found', message: `no node qualifies for ${device}` } }));
+    else send(res, 200, 'application/json', JSON.stringify(closest));
+  } catch (err) {
+    const kind = isEdgeshifuError(err) ? err.kind : 'internal';
+    send(res, STATUS_OF_KIND[kind], 'application/json', JSON.stringify({ error: { kind, message: (err as Error).message } }));
+  }
+}
+
 const PAGE_PATHS: Readonly<Record<string, PageFile>> = {
   '/edgemap/': 'index.html',
   '/edgemap/edgemap.js': 'edgemap.js',
@@ -88,6 +106,8 @@ export function edgeMapRouter(map: EdgeMapSource, options: EdgeMapRouterOptions 
     } else if (path === '/edgemap') {
       if (prefersHtml(req.headers.accept)) res.writeHead(303, { location: 'edgemap/', 'content-length': 0 }).end();
       else send(res, 200, 'application/json', JSON.stringify(toSnapshot(map)));
+    } else if (path === '/edgemap/closest') {
+      sendClosest(res, map, new URLSearchParams((req.url ?? '').split('?')[1] ?? '').get('device'));
     } else if (path === '/edgemap.dot') {
       send(res, 200, 'text/vnd.graphviz', toDot(map));
     } else if (path === '/edgemap/events') {

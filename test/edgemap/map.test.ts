@@ -24,7 +24,6 @@ test('upserting a node, a device and a cluster stores their attributes and tells
   t.deepEqual(map.vertex('plant/thermo'), { key: 'plant/thermo', kind: 'edgeDevice', attributes: { nodeName: 'line-a', deviceShifuUrl: 'http://thermo' } });
   t.deepEqual(changes.map((c) => [c.seq, c.op]), [[1, 'vertex-upserted'], [2, 'vertex-upserted'], [3, 'vertex-upserted']]);
   t.deepEqual([...map.keysOf('edgeNode')], ['line-a']);
-  t.deepEqual([...map.devicesPlacedOn('line-a')], ['plant/thermo']);
 });
 
 test('an upsert with unchanged attributes emits nothing and returns false', (t) => {
@@ -54,15 +53,6 @@ test('removing a vertex removes its links, emits each, and removing it twice is 
   t.false(map.removeNode('line-a'), 'second removal');
   t.false(map.removeDevice('plant/nothing'), 'never present');
   t.is(changes.length, 4, 'idempotent removals emit nothing');
-});
-
-test('a device placement moves in the index when its nodeName changes or it is removed', (t) => {
-  const map = plant();
-  map.upsertDevice('plant/agv', { nodeName: 'line-b' });
-  t.deepEqual([...map.devicesPlacedOn('line-a')], ['plant/thermo']);
-  t.true([...map.devicesPlacedOn('line-b')].includes('plant/agv'));
-  map.removeDevice('plant/agv');
-  t.false([...map.devicesPlacedOn('line-b')].includes('plant/agv'));
 });
 
 test('link upserts one undirected link, unlink is idempotent', (t) => {

@@ -29,6 +29,26 @@ test('GET /edgemap answers the JSON snapshot, and a browser is sent to the page'
   t.is(browser.headers.get('location'), 'edgemap/');
 });
 
+test('GET /edgemap/closest answers the node the closeness ranking puts first for a device, and says what is wrong with a bad query', async (t) => {
+  const map = plant();
+  const served = await serve(map, { pageDir: '/nonexistent' });
+  t.teardown(() => served.close());
+  const arm = await fetch(`${served.url}/edgemap/closest?device=plant%2Farm`);
+  t.is(arm.status, 200);
+  const answer = await arm.json() as { node: string; basis: string; distanceKm?: number };
+  t.is(answer.node, 'line-b', 'the nearer node by coordinates');
+  t.is(answer.basis, 'distance');
+  const thermo = await (await fetch(`${served.url}/edgemap/closest?device=plant/thermo`)).json() as { node: string; basis: string };
+  t.deepEqual([thermo.node, thermo.basis], ['line-a', 'zone'], 'no coordinates: the device\'s zone decides');
+  const missing = await fetch(`${served.url}/edgemap/closest`);
+  t.is(missing.status, 400);
+  t.regex(((await missing.json()) as { error: { message: string } }).error.message, /closest\?device=<namespace>\/<name>/);
+  t.is((await fetch(`${served.url}/edgemap/closest?device=plant/nothing`)).status, 404);
+  const node = await fetch(`${served.url}/edgemap/closest?device=line-a`);
+  t.is(node.status, 400, 'a node is not a device');
+  t.is((await fetch(`${served.url}/edgemap`)).status, 200, 'the router goes on serving');
+});
+
 test('GET /edgemap.dot answers Graphviz DOT', async (t) => {
   const map = plant();
   const served = await serve(map, { pageDir: '/nonexistent' });
