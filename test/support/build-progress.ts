@@ -6,18 +6,19 @@
 //   ::phase <phase>              that phase starts (the previous one is done)
 
 /**
- * Typical seconds per phase on this project's kind of machine (2 cores, Go's module and build
- * caches cold), so that the first line already carries an estimate. The measured pace scales them
- * as phases finish.
+ * Typical seconds per phase, so that the first line already carries an estimate: the control
+ * plane's measured first build (about 8 min on this project's 2-core machines, Go's caches cold)
+ * shared out by the binaries' size, kubelet and kube-proxy as measured with that cache warm (about
+ * 2 min), CoreDNS as measured (1 min 42 s). The pace measured as phases finish scales the rest.
  */
 export const TYPICAL_SECONDS: Readonly<Record<string, number>> = {
-  'download-kubernetes': 150,
-  'kube-apiserver': 170,
-  'kube-controller-manager': 90,
-  'kube-scheduler': 30,
-  kubectl: 30,
-  kine: 60,
-  kwok: 50,
+  'download-kubernetes': 120,
+  'kube-apiserver': 140,
+  'kube-controller-manager': 75,
+  'kube-scheduler': 25,
+  kubectl: 25,
+  kine: 50,
+  kwok: 45,
   'kwok-stages': 5,
   kubelet: 80,
   'kube-proxy': 20,
