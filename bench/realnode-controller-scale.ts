@@ -74,8 +74,9 @@ export async function controllerAtScale(node: RealNodeCluster, kube: Kube, optio
   const onRealNode = { op: 'add', path: '/spec/template/spec/nodeSelector', value: { 'kubernetes.io/hostname': node.nodeName } };
   await applyKustomization(kube, await overlayOn('single-node', [
     { target: { group: 'apps', version: 'v1', kind: 'Deployment', name: 'edgeshifu-controller' }, patch: [onRealNode] },
-    // shifud on the real node alone: on a KWOK node nothing would run it
-    { target: { group: 'apps', version: 'v1', kind: 'DaemonSet', name: 'shifud' }, patch: [onRealNode] },
+    // no shifud: once one EdgeNode exists the controller places only on nodes with one (a shifud
+    // there), and on a KWOK node nothing would run shifud
+    { target: { group: 'apps', version: 'v1', kind: 'DaemonSet', name: 'shifud' }, patch: [{ op: 'add', path: '/spec/template/spec/nodeSelector', value: { 'edgeshifu.io/bench': 'no-shifud' } }] },
   ]));
   const [pod] = await readyPods(kube, SYSTEM, CONTROLLER);
   console.log(`controller pod ${pod?.metadata?.name ?? '?'} Ready on ${pod?.spec?.nodeName ?? '?'}`);

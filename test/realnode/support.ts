@@ -1,5 +1,6 @@
 // What the real-node tests share: the cluster with its real node, the image built here on it,
-// kubectl apply -k of an overlay, and HTTP calls from the host to a Service's ClusterIP.
+// kubectl apply -k of an overlay, HTTP calls from the host to a Service's ClusterIP, and client pods
+// that call by DNS name.
 import { request } from 'node:http';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
