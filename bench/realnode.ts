@@ -6,8 +6,9 @@
 // against a bare Deployment of the same image created in the same run, interleaved one by one.
 //   npm run bench:realnode [-- --devices 50 --calls 5000 --idle-seconds 60 --protocols all]
 // --devices 0 leaves the latency run out. --controller-devices 10000 [--kwok-nodes 100
-// --settle-seconds 300] measures instead the controller, in a pod on the real node, with that many
-// EdgeDevices on KWOK nodes (realnode-controller-scale.ts).
+// --settle-seconds 300 --bundle-minutes 0] measures instead the controller, in a pod on the real
+// node, with that many EdgeDevices on KWOK nodes (realnode-controller-scale.ts). Ctrl-C takes the
+// node down and puts the host back.
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -24,7 +25,7 @@ import { waitFor } from '../test/support/wait.ts';
 
 const { values } = parseArgs({ options: {
   devices: { type: 'string', default: '50' }, calls: { type: 'string', default: '5000' }, 'idle-seconds': { type: 'string', default: '60' },
-  protocols: { type: 'string', default: 'all' }, 'controller-devices': { type: 'string', default: '0' }, 'kwok-nodes': { type: 'string', default: '100' }, 'settle-seconds': { type: 'string', default: '300' },
+  protocols: { type: 'string', default: 'all' }, 'controller-devices': { type: 'string', default: '0' }, 'kwok-nodes': { type: 'string', default: '100' }, 'settle-seconds': { type: 'string', default: '300' }, 'bundle-minutes': { type: 'string', default: '0' },
 } });
 const PROTOCOLS = pickProtocols(values.protocols);
 const DEVICES = Number(values.devices);
@@ -127,9 +128,10 @@ const loadAverage = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
 async function main(): Promise<void> {
   console.log(`load average at start: ${loadAverage()}`);
   const { node, kube } = await realNodeWithImage();
+  process.once('SIGINT', () => { void node.stop().finally(() => process.exit(130)); });
   try {
     if (Number(values['controller-devices']) > 0) {
-      await controllerAtScale(node, kube, { devices: Number(values['controller-devices']), nodes: Number(values['kwok-nodes']), settleSeconds: Number(values['settle-seconds']), idleMs: IDLE_MS, loadAverage });
+      await controllerAtScale(node, kube, { devices: Number(values['controller-devices']), nodes: Number(values['kwok-nodes']), settleSeconds: Number(values['settle-seconds']), idleMs: IDLE_MS, bundleMs: Number(values['bundle-minutes']) * 60_000, loadAverage });
       return;
     }
     await applyKustomization(kube, join(REPO, 'manifests', 'overlays', 'single-node'));
