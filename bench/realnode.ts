@@ -1,11 +1,14 @@
 // Real-node benchmark (a benchmark, not a test): every component as a container on a real kubelet
 // with the image built here, its container working set read from the kubelet's summary API
 // (/stats/summary through the API server's node proxy: what `kubectl top`, limits and eviction
-// read), idle and after load; and EdgeDevice created -> deviceShifu pod Ready over N devices against
-// a bare Deployment of the same image created in the same run, interleaved one by one.
-//   npm run bench:realnode [-- --devices 50 --calls 5000 --idle-seconds 60]
-import { request } from 'node:https';
-import { readFile } from 'node:fs/promises';
+// read), idle and after load: the controller, shifud, and per protocol (HTTP, MQTT, OPC UA, Modbus
+// TCP) a deviceShifu and its mock; then EdgeDevice created -> deviceShifu pod Ready over N devices
+// against a bare Deployment of the same image created in the same run, interleaved one by one.
+//   npm run bench:realnode [-- --devices 50 --calls 5000 --idle-seconds 60 --protocols all]
+// --devices 0 leaves the latency run out. --controller-devices 10000 [--kwok-nodes 100
+// --settle-seconds 300 --bundle-minutes 0] measures instead the controller, in a pod on the real
+// node, with that many EdgeDevices on KWOK nodes (realnode-controller-scale.ts). Ctrl-C takes the
+// node down and puts the host back.
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -13,39 +16,31 @@ import { parseArgs } from 'node:util';
 import type { V1Pod } from '@kubernetes/client-node';
 import { GROUP, VERSION } from '../shared/crds/resources.ts';
 import { addThermometers, applyKustomization, applyObjects, httpGet, IMAGE, readyPods, realNodeWithImage, REPO } from '../test/realnode/support.ts';
+import { MIB, summary } from './kubelet-summary.ts';
+import { deviceName, deviceShifuPodPrefix, mockPodPrefix, pickProtocols, protocolObjects } from './realnode-devices.ts';
+import { controllerAtScale } from './realnode-controller-scale.ts';
 import type { Kube } from '../test/support/cluster.ts';
 import type { RealNodeCluster } from '../test/support/realnode/node.ts';
 import { waitFor } from '../test/support/wait.ts';
 
 const { values } = parseArgs({ options: {
   devices: { type: 'string', default: '50' }, calls: { type: 'string', default: '5000' }, 'idle-seconds': { type: 'string', default: '60' },
+  protocols: { type: 'string', default: 'all' }, 'controller-devices': { type: 'string', default: '0' }, 'kwok-nodes': { type: 'string', default: '100' }, 'settle-seconds': { type: 'string', default: '300' }, 'bundle-minutes': { type: 'string', default: '0' },
 } });
+const PROTOCOLS = pickProtocols(values.protocols);
 const DEVICES = Number(values.devices);
 const CALLS = Number(values.calls);
 const IDLE_MS = Number(values['idle-seconds']) * 1000;
-const MIB = 1024 * 1024;
 
-interface Summary { pods: { podRef: { name: string; namespace: string }; containers: { name: string; memory?: { workingSetBytes?: number; rssBytes?: number } }[] }[] }
+interface Component { label: string; match: (ns: string, pod: string) => boolean }
 
-async function summary(node: RealNodeCluster): Promise<Summary> {
-  const pki = node.cluster.certificates;
-  const [ca, cert, key] = await Promise.all([pki.caCert, pki.adminCert, pki.adminKey].map((f) => readFile(f)));
-  const url = new URL(node.cluster.server);
-  return new Promise((resolve, reject) => {
-    const req = request({ host: url.hostname, port: url.port, path: `/api/v1/nodes/${node.nodeName}/proxy/stats/summary`, ca, cert, key }, (res) => {
-      let body = '';
-      res.setEncoding('utf8').on('data', (c: string) => { body += c; }).on('end', () => { resolve(JSON.parse(body) as Summary); });
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-const COMPONENTS: readonly { label: string; match: (ns: string, pod: string) => boolean }[] = [
+const COMPONENTS: readonly Component[] = [
   { label: 'controller', match: (ns, pod) => ns === 'edgeshifu-system' && pod.startsWith('edgeshifu-controller-') },
   { label: 'shifud', match: (ns, pod) => ns === 'edgeshifu-system' && pod.startsWith('shifud-') },
-  { label: 'deviceShifu (HTTP)', match: (ns, pod) => ns === 'deviceshifu' && pod.startsWith('bench-http-deployment-') },
-  { label: 'mock device (thermometer)', match: (ns, pod) => ns === 'devices' && pod.startsWith('thermometer-mock-') },
+  ...PROTOCOLS.flatMap((p): Component[] => [
+    { label: `deviceShifu, ${p.label}`, match: (ns, pod) => ns === 'deviceshifu' && pod.startsWith(deviceShifuPodPrefix(p)) },
+    { label: `mock device, ${p.label}`, match: (ns, pod) => ns === 'devices' && pod.startsWith(mockPodPrefix(p)) },
+  ]),
 ];
 
 async function workingSets(node: RealNodeCluster): Promise<Map<string, { ws: number; rss: number }>> {
@@ -58,11 +53,12 @@ async function workingSets(node: RealNodeCluster): Promise<Map<string, { ws: num
   return found;
 }
 
-async function load(ip: string, calls: number): Promise<number> {
+/** `calls` GETs of the protocol's instruction through its deviceShifu's ClusterIP, 16 at a time. */
+async function load(ip: string, instruction: string, calls: number): Promise<number> {
   let ok = 0;
   let left = calls;
   await Promise.all(Array.from({ length: 16 }, async () => {
-    while (left-- > 0) if ((await httpGet(ip, 80, '/read_value').catch(() => ({ status: 0 }))).status === 200) ok++;
+    while (left-- > 0) if ((await httpGet(ip, 80, `/${instruction}`).catch(() => ({ status: 0 }))).status === 200) ok++;
   }));
   return ok;
 }
@@ -93,44 +89,68 @@ function printMemory(title: string, sets: Map<string, { ws: number; rss: number 
   console.log(`\n${title} (container working set from stats/summary; the cgroup's rss, its anonymous memory, beside it)`);
   for (const { label } of COMPONENTS) {
     const m = sets.get(label);
-    console.log(`  ${label.padEnd(28)} ${m === undefined ? 'n/a' : `${m.ws.toFixed(1)} MiB   (anon ${m.rss.toFixed(1)} MiB)`}`);
+    console.log(`  ${label.padEnd(36)} ${m === undefined ? 'n/a' : `${m.ws.toFixed(1)} MiB   (anon ${m.rss.toFixed(1)} MiB)`}`);
   }
 }
 
+/** Each protocol's mock, ConfigMap and EdgeDevice; waits for every deviceShifu pod to be Ready. */
+async function addProtocolDevices(kube: Kube): Promise<void> {
+  await applyObjects(kube, PROTOCOLS.flatMap((p) => protocolObjects(p, 'devices')));
+  for (const p of PROTOCOLS) await readyPods(kube, 'deviceshifu', `app=${deviceName(p)}-deployment`);
+}
+
+async function loadEach(kube: Kube): Promise<void> {
+  for (const p of PROTOCOLS) {
+    const service = await kube.core.readNamespacedService({ name: deviceName(p), namespace: 'deviceshifu' });
+    const started = performance.now();
+    const ok = await load(service.spec?.clusterIP ?? '', p.device.tryInstruction, CALLS);
+    console.log(`load, ${p.label}: ${ok} of ${CALLS} /${p.device.tryInstruction} calls answered 200 through the ClusterIP (16 at a time, ${((performance.now() - started) / 1000).toFixed(1)} s)`);
+  }
+}
+
+async function latency(kube: Kube): Promise<void> {
+  const shifu: number[] = [];
+  const bare: number[] = [];
+  for (let i = 0; i < DEVICES; i++) {
+    shifu.push(await timeToReady(kube, 'deviceshifu', `app=lat-${i}-deployment`, () => addThermometers(kube, 'devices', [`lat-${i}`])));
+    bare.push(await timeToReady(kube, 'bare', `app=bare-${i}`, () => applyObjects(kube, [bareDeployment(`bare-${i}`)])));
+  }
+  shifu.sort((a, b) => a - b);
+  bare.sort((a, b) => a - b);
+  console.log(`\ncreated -> Ready over ${DEVICES}, one at a time, interleaved`);
+  console.log(`  EdgeDevice -> deviceShifu pod Ready   p50 ${(pct(shifu, 50) / 1000).toFixed(2)} s   p99 ${(pct(shifu, 99) / 1000).toFixed(2)} s`);
+  console.log(`  bare Deployment -> pod Ready           p50 ${(pct(bare, 50) / 1000).toFixed(2)} s   p99 ${(pct(bare, 99) / 1000).toFixed(2)} s`);
+  console.log(`  ratio                                  p50 ${(pct(shifu, 50) / pct(bare, 50)).toFixed(2)}x   p99 ${(pct(shifu, 99) / pct(bare, 99)).toFixed(2)}x`);
+}
+
+const loadAverage = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
+
 async function main(): Promise<void> {
-  console.log(`load average at start: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(`load average at start: ${loadAverage()}`);
   const { node, kube } = await realNodeWithImage();
+  process.once('SIGINT', () => { void node.stop().finally(() => process.exit(130)); });
   try {
+    if (Number(values['controller-devices']) > 0) {
+      await controllerAtScale(node, kube, { devices: Number(values['controller-devices']), nodes: Number(values['kwok-nodes']), settleSeconds: Number(values['settle-seconds']), idleMs: IDLE_MS, bundleMs: Number(values['bundle-minutes']) * 60_000, loadAverage });
+      return;
+    }
     await applyKustomization(kube, join(REPO, 'manifests', 'overlays', 'single-node'));
     await readyPods(kube, 'edgeshifu-system', 'app.kubernetes.io/name=edgeshifu-controller');
     await readyPods(kube, 'edgeshifu-system', 'app.kubernetes.io/name=shifud');
     await kube.core.createNamespace({ body: { metadata: { name: 'devices' } } });
     await kube.core.createNamespace({ body: { metadata: { name: 'bare' } } });
-    await addThermometers(kube, 'devices', ['bench-http']);
-    await readyPods(kube, 'deviceshifu', 'app=bench-http-deployment');
+    await addProtocolDevices(kube);
     await delay(IDLE_MS);
-    printMemory(`idle, ${IDLE_MS / 1000} s after Ready`, await workingSets(node));
-    const service = await kube.core.readNamespacedService({ name: 'bench-http', namespace: 'deviceshifu' });
-    const ok = await load(service.spec?.clusterIP ?? '', CALLS);
-    console.log(`\nload: ${ok} of ${CALLS} /read_value calls answered through the ClusterIP (16 at a time)`);
-    const shifu: number[] = [];
-    const bare: number[] = [];
-    for (let i = 0; i < DEVICES; i++) {
-      shifu.push(await timeToReady(kube, 'deviceshifu', `app=lat-${i}-deployment`, () => addThermometers(kube, 'devices', [`lat-${i}`])));
-      bare.push(await timeToReady(kube, 'bare', `app=bare-${i}`, () => applyObjects(kube, [bareDeployment(`bare-${i}`)])));
-    }
-    printMemory(`after load (${CALLS} calls, then ${DEVICES} devices made by the controller)`, await workingSets(node));
-    shifu.sort((a, b) => a - b);
-    bare.sort((a, b) => a - b);
-    console.log(`\ncreated -> Ready over ${DEVICES}, one at a time, interleaved`);
-    console.log(`  EdgeDevice -> deviceShifu pod Ready   p50 ${(pct(shifu, 50) / 1000).toFixed(2)} s   p99 ${(pct(shifu, 99) / 1000).toFixed(2)} s`);
-    console.log(`  bare Deployment -> pod Ready           p50 ${(pct(bare, 50) / 1000).toFixed(2)} s   p99 ${(pct(bare, 99) / 1000).toFixed(2)} s`);
-    console.log(`  ratio                                  p50 ${(pct(shifu, 50) / pct(bare, 50)).toFixed(2)}x   p99 ${(pct(shifu, 99) / pct(bare, 99)).toFixed(2)}x`);
+    printMemory(`idle, ${IDLE_MS / 1000} s after Ready (load average ${loadAverage()})`, await workingSets(node));
+    console.log('');
+    await loadEach(kube);
+    if (DEVICES > 0) await latency(kube);
+    printMemory(`after load (${CALLS} calls per protocol${DEVICES > 0 ? `, then ${DEVICES} devices made by the controller` : ''}; load average ${loadAverage()})`, await workingSets(node));
     const devices = await kube.custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: 'devices', plural: 'edgedevices' }) as { items: unknown[] };
     console.log(`  (${devices.items.length} EdgeDevices at the end)`);
   } finally {
     await node.stop();
-    console.log(`\nload average at end: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    console.log(`\nload average at end: ${loadAverage()}`);
   }
 }
 

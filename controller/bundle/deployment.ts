@@ -3,7 +3,7 @@
 import type { V1Container, V1Deployment, V1EnvVar } from '@kubernetes/client-node';
 import type { EdgeDeviceSpec } from '../../shared/crds/edgedevice.ts';
 import type { Toleration } from '../scheduling/taints.ts';
-import { DEVICE_SHIFU_NODE_FLAGS } from './node-flags.ts';
+import { deviceShifuNodeFlags } from './node-flags.ts';
 import { ANNOTATION_PLACED_AT, ANNOTATION_PLACEMENT_REASON, bundleLabels, bundleNames, selectorLabels, type DeviceRef } from './names.ts';
 import { opcuaMounts } from './opcua-mounts.ts';
 
@@ -21,7 +21,7 @@ export interface BundleSettings {
   readonly memoryLimit: string;
   /** Node taints deviceShifu may run on (controller configuration); placement honours the same list. */
   readonly tolerations?: readonly Toleration[];
-  /** NODE_FLAGS instead of deviceShifu's own (parseNodeFlags); absent or empty: DEVICE_SHIFU_NODE_FLAGS. */
+  /** NODE_FLAGS instead of deviceShifu's own (parseNodeFlags); absent or empty: deviceShifuNodeFlags(protocol). */
   readonly nodeFlags?: readonly string[];
 }
 
@@ -44,7 +44,7 @@ function env(device: DeviceInput, settings: BundleSettings): V1EnvVar[] {
     { name: 'EDGESHIFU_BIND_ADDRESS', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
   ];
   // deviceShifu's flags are its own, not the image's (which serve the other components)
-  vars.push({ name: 'NODE_FLAGS', value: (settings.nodeFlags !== undefined && settings.nodeFlags.length > 0 ? settings.nodeFlags : DEVICE_SHIFU_NODE_FLAGS).join(' ') });
+  vars.push({ name: 'NODE_FLAGS', value: (settings.nodeFlags !== undefined && settings.nodeFlags.length > 0 ? settings.nodeFlags : deviceShifuNodeFlags(device.spec.protocol)).join(' ') });
   // Broker credentials reach the gateway through the kubelet, never through the gateway's own API access.
   const secret = device.spec.protocolSettings?.MQTTSetting?.MQTTServerSecret;
   if (secret !== undefined && secret !== '') {

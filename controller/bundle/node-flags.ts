@@ -11,6 +11,19 @@ import { EdgeshifuError } from '../../shared/errors.ts';
  */
 export const DEVICE_SHIFU_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=1', '--max-old-space-size=24', '--single-threaded'];
 
+/**
+ * An OPC UA deviceShifu's own flags: the same but for a 48 MB old-generation cap. node-opcua's
+ * heap alone is about 20.5 MB live once the client starts (measured on the real node: with the
+ * 24 MB cap every OPC UA deviceShifu died at start, "Ineffective mark-compacts near heap limit"),
+ * so 24 MB leaves it no room; 48 is about twice that live heap, as 24 is for the others.
+ */
+export const OPCUA_DEVICE_SHIFU_NODE_FLAGS: readonly string[] = DEVICE_SHIFU_NODE_FLAGS.map((f) => f.startsWith('--max-old-space-size=') ? '--max-old-space-size=48' : f);
+
+/** deviceShifu's own NODE_FLAGS for a device of this protocol. */
+export function deviceShifuNodeFlags(protocol: string): readonly string[] {
+  return protocol === 'OPCUA' ? OPCUA_DEVICE_SHIFU_NODE_FLAGS : DEVICE_SHIFU_NODE_FLAGS;
+}
+
 // Tuning flags only: a flag is a plain word with an optional plain value, so the setting cannot
 // carry a script, a path with spaces or shell syntax into the pod.
 const FLAG = /^--[a-z0-9][a-z0-9-]*(=[A-Za-z0-9._:,+-]+)?$/;

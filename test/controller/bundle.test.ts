@@ -5,7 +5,7 @@ import { imageFor } from '../../controller/config.ts';
 import { deviceShifuDeployment } from '../../controller/bundle/deployment.ts';
 import { deviceShifuService } from '../../controller/bundle/service.ts';
 import { bundleNames } from '../../controller/bundle/names.ts';
-import { DEVICE_SHIFU_NODE_FLAGS, parseNodeFlags } from '../../controller/bundle/node-flags.ts';
+import { DEVICE_SHIFU_NODE_FLAGS, OPCUA_DEVICE_SHIFU_NODE_FLAGS, parseNodeFlags } from '../../controller/bundle/node-flags.ts';
 import { isEdgeshifuError } from '../../shared/errors.ts';
 import type { EdgeDeviceSpec } from '../../shared/crds/edgedevice.ts';
 
@@ -40,6 +40,16 @@ test('broker credentials reach the gateway from the Secret through the kubelet, 
     ['MQTT_PASSWORD', undefined, 'broker-login', 'password'],
   ]);
   t.is(env.find((e) => e.name === 'EDGESHIFU_BIND_ADDRESS')?.valueFrom?.fieldRef?.fieldPath, 'status.podIP');
+});
+
+test('node flags: an OPC UA deviceShifu gets room for node-opcua\'s heap, the others the 24 MB cap', (t) => {
+  const flagsOf = (spec: EdgeDeviceSpec): string | undefined => deviceShifuDeployment(device(spec), 'cm', placement, settings)
+    .spec?.template.spec?.containers[0]?.env?.find((e) => e.name === 'NODE_FLAGS')?.value;
+  t.is(flagsOf({ protocol: 'OPCUA', address: 'opc.tcp://x:4840' }), '--max-semi-space-size=1 --max-old-space-size=48 --single-threaded');
+  t.deepEqual(OPCUA_DEVICE_SHIFU_NODE_FLAGS, ['--max-semi-space-size=1', '--max-old-space-size=48', '--single-threaded']);
+  for (const protocol of ['HTTP', 'MQTT', 'Modbus', 'Socket'] as const) t.is(flagsOf({ protocol, address: 'x:1' }), DEVICE_SHIFU_NODE_FLAGS.join(' '), protocol);
+  t.is(deviceShifuDeployment(device({ protocol: 'OPCUA', address: 'opc.tcp://x:4840' }), 'cm', placement, { ...settings, nodeFlags: ['--max-opt=2'] })
+    .spec?.template.spec?.containers[0]?.env?.find((e) => e.name === 'NODE_FLAGS')?.value, '--max-opt=2', 'the controller\'s setting still replaces them');
 });
 
 test('bundle names follow Shifu\'s thermometer sample, and a name no Service can carry is refused', (t) => {

@@ -3,7 +3,8 @@
 // The kubelet really runs every pod: the controller in-cluster with its ServiceAccount, Lease,
 // probes and restricted security context; shifud reporting the node's own resources; a mock
 // device from the same image; the deviceShifu the controller makes for its EdgeDevice, called
-// through its Service's ClusterIP; its status writes allowed by its Role, and nothing more.
+// through its Service's ClusterIP, and from a pod through its Service's DNS name (CoreDNS) with the
+// device itself addressed by name; its status writes allowed by its Role, and nothing more.
 import test from 'ava';
 import { request } from 'node:https';
 import { readFile } from 'node:fs/promises';
@@ -13,7 +14,8 @@ import type { RealNodeCluster } from '../support/realnode/node.ts';
 import { waitFor } from '../support/wait.ts';
 import { GROUP, VERSION } from '../../shared/crds/resources.ts';
 import { join } from 'node:path';
-import { addThermometers, applyKustomization, applyObjects, httpGet, readyPods, realNodeWithImage, REPO } from './support.ts';
+import { CLUSTER_DNS_IP } from '../support/realnode/coredns.ts';
+import { addThermometers, applyKustomization, applyObjects, httpGet, readyPods, realNodeWithImage, REPO, runClientPod } from './support.ts';
 
 let node: RealNodeCluster;
 let kube: Kube;
@@ -91,6 +93,44 @@ test.serial('a mock device pod, its EdgeDevice, and the deviceShifu the kubelet 
   }, { timeoutMs: 60_000 });
   const value = Number(answer.body.trim());
   t.true(value >= 10 && value <= 30, `the thermometer's reading, got ${answer.body}`);
+});
+
+// A client in a pod: resolves the deviceShifu Service's name through the kube-dns ClusterIP the
+// kubelet wrote into its resolv.conf, then calls /read_value by that name.
+const CLIENT = `
+const { readFileSync } = require('node:fs');
+const { lookup } = require('node:dns/promises');
+const name = process.argv[1];
+(async () => {
+  const resolvConf = readFileSync('/etc/resolv.conf', 'utf8');
+  const { address } = await lookup(name, { family: 4 });
+  const res = await fetch('http://' + name + '/read_value');
+  console.log(JSON.stringify({ resolvConf, address, status: res.status, body: await res.text() }));
+})().catch((err) => { console.log(JSON.stringify({ error: String(err) })); process.exit(1); });`;
+
+test.serial('an EdgeDevice addressed by a Service DNS name, called from a pod through its deviceShifu Service\'s DNS name', async (t) => {
+  const dnsService = await kube.core.readNamespacedService({ name: 'kube-dns', namespace: 'kube-system' });
+  t.is(dnsService.spec?.clusterIP, CLUSTER_DNS_IP, 'CoreDNS serves the cluster DNS address the kubelet hands to pods');
+  await addThermometers(kube, DEVICES, ['thermometer-by-name'], 'dns');
+  const device = await kube.custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: DEVICES, plural: 'edgedevices', name: 'thermometer-by-name' }) as { spec: { address: string } };
+  t.is(device.spec.address, `thermometer.${DEVICES}.svc.cluster.local:11111`, 'the device is addressed by its Service\'s name, not an IP');
+  await readyPods(kube, 'deviceshifu', 'app=thermometer-by-name-deployment');
+  const service = await kube.core.readNamespacedService({ name: 'thermometer-by-name', namespace: 'deviceshifu' });
+  const name = 'thermometer-by-name.deviceshifu.svc.cluster.local';
+  const run = await waitFor('a pod to get the reading through the deviceShifu Service\'s DNS name', async () => {
+    const attempt = `client-${Date.now()}`;
+    const result = await runClientPod(kube, DEVICES, attempt, CLIENT.replace('process.argv[1]', JSON.stringify(name)));
+    await kube.core.deleteNamespacedPod({ name: attempt, namespace: DEVICES });
+    t.log(`${attempt}: ${result.phase} ${result.log.trim()}`);
+    const answer = JSON.parse(result.log.trim().split('\n').at(-1) ?? '{}') as { resolvConf?: string; address?: string; status?: number; body?: string };
+    return answer.status === 200 ? answer : undefined;
+  }, { timeoutMs: 180_000, intervalMs: 1000 });
+  t.regex(run.resolvConf ?? '', new RegExp(`^nameserver ${CLUSTER_DNS_IP.replaceAll('.', '\\.')}$`, 'm'), 'the pod resolves through CoreDNS');
+  t.regex(run.resolvConf ?? '', /^search devices\.svc\.cluster\.local svc\.cluster\.local cluster\.local/m);
+  t.is(run.address, service.spec?.clusterIP, 'the name is the deviceShifu Service\'s ClusterIP');
+  const value = Number(run.body?.trim());
+  t.true(value >= 10 && value <= 30, `the thermometer's reading through the deviceShifu, which reached the mock by name: got ${run.body ?? ''}`);
+  await kube.custom.deleteNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: DEVICES, plural: 'edgedevices', name: 'thermometer-by-name' });
 });
 
 test.serial('the deviceShifu writes its own EdgeDevice status under its Role, and its ServiceAccount may write nothing more', async (t) => {

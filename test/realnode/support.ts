@@ -1,5 +1,6 @@
 // What the real-node tests share: the cluster with its real node, the image built here on it,
-// kubectl apply -k of an overlay, and HTTP calls from the host to a Service's ClusterIP.
+// kubectl apply -k of an overlay, HTTP calls from the host to a Service's ClusterIP, and client pods
+// that call by DNS name.
 import { request } from 'node:http';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -99,15 +100,33 @@ export function thermometerMock(namespace: string): object[] {
 
 /**
  * The thermometer mock (once), Shifu's thermometer ConfigMap, and one EdgeDevice per name pointing
- * at the mock's ClusterIP: no cluster DNS here, so the address is the Service's IP, not its name.
+ * at the mock's Service: by its ClusterIP, or by its cluster DNS name with `by: 'dns'`.
  */
-export async function addThermometers(kube: Kube, namespace: string, names: readonly string[]): Promise<void> {
+export async function addThermometers(kube: Kube, namespace: string, names: readonly string[], by: 'clusterIP' | 'dns' = 'clusterIP'): Promise<void> {
   await applyObjects(kube, thermometerMock(namespace));
   const configMap = parse(await readFile(join(REPO, 'test', 'support', 'shifu', 'thermometer-configmap.yaml'), 'utf8')) as object;
   await applyObjects(kube, [configMap]);
   const mock = await kube.core.readNamespacedService({ name: 'thermometer', namespace });
+  const host = by === 'dns' ? `thermometer.${namespace}.svc.cluster.local` : mock.spec?.clusterIP ?? '';
   await applyObjects(kube, names.map((name) => ({ apiVersion: `${GROUP}/${VERSION}`, kind: 'EdgeDevice', metadata: { name, namespace },
-    spec: { sku: 'Thermometer', connection: 'Ethernet', protocol: 'HTTP', address: `${mock.spec?.clusterIP ?? ''}:11111`, configMapName: 'thermometer-configmap-0.0.1' } })));
+    spec: { sku: 'Thermometer', connection: 'Ethernet', protocol: 'HTTP', address: `${host}:11111`, configMapName: 'thermometer-configmap-0.0.1' } })));
+}
+
+/**
+ * Runs `node -e script` once in a pod of the image (non-root, restricted) and returns its phase
+ * and log: a client inside the cluster, resolving names through the pod's resolv.conf.
+ */
+export async function runClientPod(kube: Kube, namespace: string, name: string, script: string): Promise<{ phase: string; log: string }> {
+  await applyObjects(kube, [{ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace }, spec: { restartPolicy: 'Never',
+    securityContext: { runAsNonRoot: true, runAsUser: 65532, seccompProfile: { type: 'RuntimeDefault' } },
+    containers: [{ name: 'client', image: IMAGE, command: ['/usr/local/bin/node', '-e', script], resources: { limits: { memory: '96Mi' } },
+      securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } } }] } }]);
+  const phase = await waitFor(`client pod ${name} to finish`, async () => {
+    const p = (await kube.core.readNamespacedPod({ name, namespace })).status?.phase;
+    return p === 'Succeeded' || p === 'Failed' ? p : undefined;
+  }, { timeoutMs: 180_000, intervalMs: 250 });
+  const log = await kube.core.readNamespacedPodLog({ name, namespace, container: 'client' });
+  return { phase, log };
 }
 
 /** What a failed real-node test prints: the pod's state, the node's conditions, the Service's endpoints and the containers' logs. */

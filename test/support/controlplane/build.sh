@@ -41,7 +41,7 @@ export GOTOOLCHAIN=local
 source "$(dirname "${BASH_SOURCE[0]}")/k8s-module.sh"
 
 build_kubernetes() {
-  log "building Kubernetes $K8S_VERSION into $BIN (first run on this machine only: about 10 min on 2 cores)"
+  log "building Kubernetes $K8S_VERSION into $BIN (first run on this machine only: about 8 min on 2 cores)"
   build_k8s_commands "$K8S_VERSION" "$WORK" "$BIN" "${K8S_BINS[@]}"
 }
 
@@ -75,9 +75,15 @@ collect_kwok_stages() {
   mv "$out" "$STAGES"
 }
 
+PHASES=()
+have "${K8S_BINS[@]}" || read -ra PHASES <<<"$(k8s_phases "${K8S_BINS[@]}")"
+have kine || PHASES+=(kine)
+have kwok || PHASES+=(kwok)
+[ -s "$STAGES" ] || PHASES+=(kwok-stages)
+plan "${PHASES[@]}"
 have "${K8S_BINS[@]}" || build_kubernetes
-have kine || build_kine
-have kwok || build_kwok
-[ -s "$STAGES" ] || collect_kwok_stages
+have kine || { phase kine; build_kine; }
+have kwok || { phase kwok; build_kwok; }
+[ -s "$STAGES" ] || { phase kwok-stages; collect_kwok_stages; }
 log "done: $BIN"
 echo "$BIN"

@@ -1,21 +1,16 @@
-// Finds (and on first use builds, niced: the machine is shared) kubelet, kube-proxy, crictl and
-// the pause binary with build.sh beside this file.
-import { spawn } from 'node:child_process';
+// Finds (and on first use builds, niced: the machine is shared) kubelet, kube-proxy, crictl,
+// CoreDNS and the pause binary with build.sh beside this file: one line per step, Go's output in
+// a log file (build-script.ts).
 import { fileURLToPath } from 'node:url';
+import { runBuildScript } from '../build-script.ts';
+import { COREDNS_VERSION } from './coredns.ts';
 import { RealNodeUnavailable } from './host.ts';
 
 const BUILD_SCRIPT = fileURLToPath(new URL('./build.sh', import.meta.url));
 
 export async function realNodeBinaries(progress: (text: string) => void = (text) => process.stderr.write(text)): Promise<string> {
-  const child = spawn('nice', ['-n', '10', 'bash', BUILD_SCRIPT], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk; });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-    progress(chunk);
-  });
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  if (code === 0) return stdout.trim().split('\n').at(-1) ?? '';
-  throw new RealNodeUnavailable(`building the real node's binaries failed (exit ${code ?? 'signal'}):\n${stderr.trim().split('\n').slice(-15).join('\n')}`);
+  const result = await runBuildScript({ label: 'realnode', script: BUILD_SCRIPT, wrapper: ['nice', '-n', '10'], env: { ...process.env, COREDNS_VERSION }, progress });
+  if (result.code === 0) return result.output;
+  const log = result.logPath === undefined ? '' : ` (whole log: ${result.logPath})`;
+  throw new RealNodeUnavailable(`building the real node's binaries failed (exit ${result.code ?? 'signal'})${log}:\n${result.stderr.trim().split('\n').slice(-15).join('\n')}`);
 }

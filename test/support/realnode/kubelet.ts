@@ -14,6 +14,7 @@ import { writeKubeconfig } from '../controlplane/kubeconfig.ts';
 import { issue } from '../controlplane/pki.ts';
 import { ManagedProcess } from '../controlplane/process.ts';
 import { SOCKET } from './containerd.ts';
+import { CLUSTER_DNS_IP, CLUSTER_DOMAIN } from './coredns.ts';
 import { NETWORK } from './host.ts';
 
 export interface NodeLayout {
@@ -48,7 +49,8 @@ export async function kubeletProcess(layout: NodeLayout): Promise<ManagedProcess
     containerRuntimeEndpoint: `unix://${SOCKET}`,
     authentication: { anonymous: { enabled: false }, webhook: { enabled: true }, x509: { clientCAFile: layout.cluster.certificates.caCert } },
     authorization: { mode: 'Webhook' },
-    clusterDomain: 'cluster.local',
+    // CoreDNS's kube-dns Service (coredns.ts): every ClusterFirst pod resolves through it
+    clusterDomain: CLUSTER_DOMAIN, clusterDNS: [CLUSTER_DNS_IP],
     serializeImagePulls: false,
     // images come from local archives: never collect them
     imageGCHighThresholdPercent: 100, imageGCLowThresholdPercent: 99,

@@ -5,13 +5,16 @@
 // run that finds the lock of a process that died first tears that node down.
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { stringify } from 'yaml';
 import { CoreV1Api, KubeConfig, type V1Node } from '@kubernetes/client-node';
 import { startCluster, type ClusterOptions, type TestCluster } from '../controlplane/cluster.ts';
 import { freePorts } from '../controlplane/ports.ts';
 import { isAlive, type ManagedProcess } from '../controlplane/process.ts';
+import { kubectl } from '../kubectl.ts';
 import { waitFor } from '../wait.ts';
 import { realNodeBinaries } from './binaries.ts';
 import { importImage, startContainerd } from './containerd.ts';
+import { corednsObjects, writeCorednsImage } from './coredns.ts';
 import { checkHostPackages, createBridge, NETWORK, recordHostState } from './host.ts';
 import { kubeletProcess, kubeProxyConfig, kubeProxyProcess, type NodeLayout } from './kubelet.ts';
 import { writePauseImage } from './pause-image.ts';
@@ -62,12 +65,26 @@ async function waitNodeReady(cluster: TestCluster, kubelet: ManagedProcess): Pro
   }, { timeoutMs: 180_000, intervalMs: 500, abortIf: () => kubelet.running ? undefined : `the kubelet exited:\n${kubelet.tail()}` });
 }
 
+/** CoreDNS in kube-system, applied as any manifest is, and Ready before a test's pods need names. */
+async function startClusterDns(cluster: TestCluster): Promise<void> {
+  const applied = await kubectl(cluster.kubeconfigPath, ['apply', '-f', '-'], corednsObjects().map((o) => stringify(o)).join('---\n'));
+  if (applied.code !== 0) throw new Error(`applying CoreDNS failed: ${applied.stderr}`);
+  const kc = new KubeConfig();
+  kc.loadFromFile(cluster.kubeconfigPath);
+  const core = kc.makeApiClient(CoreV1Api);
+  await waitFor('CoreDNS to be Ready', async () => {
+    const pods = await core.listNamespacedPod({ namespace: 'kube-system', labelSelector: 'k8s-app=kube-dns' });
+    return pods.items.some((p) => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true) ? true : undefined;
+  }, { timeoutMs: 180_000, intervalMs: 500 });
+}
+
 async function startNode(cluster: TestCluster, binDir: string, record: { dir: string; images: readonly string[]; hostState: NodeRecord['hostState']; detach: boolean }): Promise<{ processes: ManagedProcess[]; node: NodeRecord }> {
   const [kubeletHealthz = 0, proxyHealthz = 0, proxyMetrics = 0] = await freePorts(3);
   const layout: NodeLayout = { dir: record.dir, binDir, nodeName: REAL_NODE_NAME, cluster, detach: record.detach, ports: { kubeletHealthz, proxyHealthz, proxyMetrics } };
   const sandboxImage = await writePauseImage(binDir, join(record.dir, 'pause.oci.tar'));
+  await writeCorednsImage(binDir, join(record.dir, 'coredns.oci.tar'));
   const containerd = await startContainerd({ dir: record.dir, sandboxImage, detach: record.detach });
-  for (const archive of [join(record.dir, 'pause.oci.tar'), ...record.images]) await importImage(archive);
+  for (const archive of [join(record.dir, 'pause.oci.tar'), join(record.dir, 'coredns.oci.tar'), ...record.images]) await importImage(archive);
   const proxyConfig = await kubeProxyConfig(layout);
   const kubelet = await kubeletProcess(layout);
   const kubeProxy = kubeProxyProcess(layout, proxyConfig);
@@ -76,6 +93,7 @@ async function startNode(cluster: TestCluster, binDir: string, record: { dir: st
   const node: NodeRecord = { dir: record.dir, binDir, kubeProxyConfig: proxyConfig, pids: { containerd: containerd.pid, kubelet: kubelet.pid, kubeProxy: kubeProxy.pid }, hostState: record.hostState };
   await writeFile(LOCK, JSON.stringify({ owner: process.pid, node }));
   await waitNodeReady(cluster, kubelet);
+  await startClusterDns(cluster);
   return { processes: [containerd, kubelet, kubeProxy], node };
 }
 

@@ -1,0 +1,116 @@
+// `bench:realnode -- --controller-devices 10000`: the controller as users run it, in its pod on the
+// real node (single-node overlay, the manifests' limits and NODE_OPTIONS), with that many
+// EdgeDevices placed on KWOK nodes; its container working set from the kubelet's summary API idle,
+// every 30 s while it makes the bundles, and over a steady-state window after the last one (five
+// resync rounds by default). The real node is cordoned once the controller runs there, so the
+// controller's placement (which skips cordoned nodes) puts every deviceShifu on a KWOK node and
+// the kubelet runs none of them.
+import { GROUP, VERSION } from '../shared/crds/resources.ts';
+import { applyKustomization, applyObjects, overlayOn, readyPods } from '../test/realnode/support.ts';
+import type { Kube } from '../test/support/cluster.ts';
+import type { RealNodeCluster } from '../test/support/realnode/node.ts';
+import { shifuExample } from '../test/support/shifu/index.ts';
+import { kubectl } from '../test/support/kubectl.ts';
+import { podMemory } from './kubelet-summary.ts';
+
+export interface ScaleOptions {
+  readonly devices: number;
+  readonly nodes: number;
+  readonly settleSeconds: number;
+  readonly idleMs: number;
+  /** Stop waiting for bundles after this long (0: until all are made), and report how many were. */
+  readonly bundleMs: number;
+  readonly loadAverage: () => string;
+}
+
+const CONCURRENCY = 8;
+const SYSTEM = 'edgeshifu-system';
+const CONTROLLER = 'app.kubernetes.io/name=edgeshifu-controller';
+
+async function inBatches<T>(items: readonly T[], work: (item: T) => Promise<unknown>): Promise<void> {
+  for (let i = 0; i < items.length; i += CONCURRENCY) await Promise.all(items.slice(i, i + CONCURRENCY).map(work));
+}
+
+/** Deployments in a namespace: one item and the server's count of the rest, not a list of 10,000. */
+async function deploymentCount(kube: Kube, namespace: string): Promise<number> {
+  const page = await kube.apps.listNamespacedDeployment({ namespace, limit: 1 });
+  const rest = page.metadata?.remainingItemCount;
+  if (rest !== undefined) return page.items.length + rest;
+  if (page.metadata?._continue === undefined || page.metadata._continue === '') return page.items.length;
+  return (await kube.apps.listNamespacedDeployment({ namespace })).items.length;
+}
+
+interface Samples { min: number; max: number; last: number; rssAtMax: number }
+
+interface Window { readonly what: string; readonly until: () => Promise<boolean> | boolean; readonly line: () => Promise<string> | string }
+
+/** Samples the controller's working set every 5 s until `until()` is true; a line every 30 s. */
+async function sample(node: RealNodeCluster, { what, until, line }: Window, loadAverage: () => string): Promise<Samples> {
+  const samples: Samples = { min: Infinity, max: 0, last: 0, rssAtMax: 0 };
+  const started = performance.now();
+  let lastLine = started;
+  for (;;) {
+    const memory = await podMemory(node, SYSTEM, 'edgeshifu-controller-').catch(() => undefined);
+    if (memory !== undefined) {
+      samples.min = Math.min(samples.min, memory.ws);
+      if (memory.ws > samples.max) Object.assign(samples, { max: memory.ws, rssAtMax: memory.rss });
+      samples.last = memory.ws;
+    }
+    if (performance.now() - lastLine >= 30_000) {
+      lastLine = performance.now();
+      console.log(`  [${what} ${((lastLine - started) / 1000).toFixed(0)} s] ${await line()}; controller working set ${memory?.ws.toFixed(1) ?? '?'} MiB (anon ${memory?.rss.toFixed(1) ?? '?'}) (load ${loadAverage()})`);
+    }
+    if (await until()) return samples;
+    await new Promise((resolve) => setTimeout(resolve, 5000));
+  }
+}
+
+async function restarts(kube: Kube): Promise<string> {
+  const [pod] = (await kube.core.listNamespacedPod({ namespace: SYSTEM, labelSelector: CONTROLLER })).items;
+  const status = pod?.status?.containerStatuses?.[0];
+  return `${status?.restartCount ?? '?'} restarts${status?.lastState?.terminated ? ` (last: ${status.lastState.terminated.reason ?? ''} exit ${status.lastState.terminated.exitCode})` : ''}`;
+}
+
+export async function controllerAtScale(node: RealNodeCluster, kube: Kube, options: ScaleOptions): Promise<void> {
+  const { devices, nodes, loadAverage } = options;
+  const onRealNode = { op: 'add', path: '/spec/template/spec/nodeSelector', value: { 'kubernetes.io/hostname': node.nodeName } };
+  await applyKustomization(kube, await overlayOn('single-node', [
+    { target: { group: 'apps', version: 'v1', kind: 'Deployment', name: 'edgeshifu-controller' }, patch: [onRealNode] },
+    // no shifud: once one EdgeNode exists the controller places only on nodes with one (a shifud
+    // there), and on a KWOK node nothing would run shifud
+    { target: { group: 'apps', version: 'v1', kind: 'DaemonSet', name: 'shifud' }, patch: [{ op: 'add', path: '/spec/template/spec/nodeSelector', value: { 'edgeshifu.io/bench': 'no-shifud' } }] },
+  ]));
+  const [pod] = await readyPods(kube, SYSTEM, CONTROLLER);
+  console.log(`controller pod ${pod?.metadata?.name ?? '?'} Ready on ${pod?.spec?.nodeName ?? '?'}`);
+  const cordoned = await kubectl(kube.kubeconfigPath, ['cordon', node.nodeName]);
+  if (cordoned.code !== 0) throw new Error(`kubectl cordon failed: ${cordoned.stderr}`);
+  const kwokNodes = Array.from({ length: nodes }, (_, i) => `kwok-${i}`);
+  await inBatches(kwokNodes, (n) => kube.addNode(n, { memory: '64Gi', cpu: '64', pods: '1000' }));
+  await kube.core.createNamespace({ body: { metadata: { name: 'devices' } } });
+  await applyObjects(kube, shifuExample('thermometer-configmap'));
+  await new Promise((resolve) => setTimeout(resolve, options.idleMs));
+  const idle = await sample(node, { what: 'idle', until: () => true, line: () => '' }, loadAverage);
+  console.log(`\ncontroller idle ${options.idleMs / 1000} s with ${nodes} KWOK nodes, no devices: working set ${idle.last.toFixed(1)} MiB (anon ${idle.rssAtMax.toFixed(1)}) (load ${loadAverage()})`);
+
+  const names = Array.from({ length: devices }, (_, i) => `device-${i}`);
+  const started = performance.now();
+  let created = 0;
+  const creating = inBatches(names, async (name) => {
+    await kube.custom.createNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: 'devices', plural: 'edgedevices',
+      body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'EdgeDevice', metadata: { name }, spec: { protocol: 'HTTP', address: 'thermometer.devices.svc.cluster.local:11111', configMapName: 'thermometer-configmap-0.0.1' } } });
+    created += 1;
+  });
+  let bundles = 0;
+  const giveUp = options.bundleMs > 0 ? started + options.bundleMs : Infinity;
+  const making = await sample(node, { what: 'bundles', until: async () => (bundles = await deploymentCount(kube, 'deviceshifu')) >= devices || performance.now() >= giveUp,
+    line: () => `${created} EdgeDevices created, ${bundles} bundles` }, loadAverage);
+  await creating;
+  const madeS = (performance.now() - started) / 1000;
+  console.log(`${bundles >= devices ? 'all ' : ''}${bundles} of ${devices} bundles in ${madeS.toFixed(1)} s; working set while making them ${making.min.toFixed(1)}–${making.max.toFixed(1)} MiB (anon ${making.rssAtMax.toFixed(1)} at the peak); ${await restarts(kube)}`);
+
+  const settleEnd = performance.now() + options.settleSeconds * 1000;
+  const steady = await sample(node, { what: 'steady state', until: () => performance.now() >= settleEnd, line: async () => `${bundles = await deploymentCount(kube, 'deviceshifu')} bundles` }, loadAverage);
+  const onRealNodeCount = (await kube.core.listNamespacedPod({ namespace: 'deviceshifu', fieldSelector: `spec.nodeName=${node.nodeName}`, limit: 1 })).items.length;
+  console.log(`steady state, the ${options.settleSeconds} s after (${bundles} bundles at the end): working set ${steady.min.toFixed(1)}–${steady.max.toFixed(1)} MiB, ${steady.last.toFixed(1)} at the end (anon ${steady.rssAtMax.toFixed(1)} at the peak); ${await restarts(kube)}`);
+  console.log(`  deviceShifu pods on the real node: ${onRealNodeCount} (all on KWOK nodes when 0); aim: under 100 MiB at ${devices} devices`);
+}
