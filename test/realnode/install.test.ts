@@ -15,7 +15,7 @@ import { waitFor } from '../support/wait.ts';
 import { GROUP, VERSION } from '../../shared/crds/resources.ts';
 import { join } from 'node:path';
 import { CLUSTER_DNS_IP } from '../support/realnode/coredns.ts';
-import { addThermometers, applyKustomization, applyObjects, httpGet, readyPods, realNodeWithImage, REPO, runClientPod } from './support.ts';
+import { addThermometers, applyKustomization, applyObjects, diagnosis, httpGet, readyPods, realNodeWithImage, REPO, runClientPod } from './support.ts';
 
 let node: RealNodeCluster;
 let kube: Kube;
@@ -89,8 +89,13 @@ test.serial('a mock device pod, its EdgeDevice, and the deviceShifu the kubelet 
   const port = service.spec?.ports?.[0]?.port ?? 80;
   const answer = await waitFor('the deviceShifu to answer through its ClusterIP', async () => {
     const res = await httpGet(ip, port, '/read_value');
-    return res.status === 200 ? res : undefined;
-  }, { timeoutMs: 60_000 });
+    if (res.status !== 200) throw new Error(`${res.status} ${res.body.slice(0, 300)}`);
+    return res;
+  }, { timeoutMs: 60_000 }).catch(async (err: unknown) => {
+    t.log(await diagnosis(kube, 'deviceshifu', pod?.metadata?.name ?? '', 'edgedevice-thermometer'));
+    if (mock !== undefined) t.log(await diagnosis(kube, DEVICES, mock.metadata?.name ?? '', 'thermometer'));
+    throw err;
+  });
   const value = Number(answer.body.trim());
   t.true(value >= 10 && value <= 30, `the thermometer's reading, got ${answer.body}`);
 });

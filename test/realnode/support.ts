@@ -49,7 +49,8 @@ export async function overlayOn(base: string, patches: readonly { target: Record
 /** GET http://<host>:<port><path> from the host (a ClusterIP answers here through kube-proxy). */
 export async function httpGet(host: string, port: number, path: string): Promise<{ status: number; body: string }> {
   return new Promise((resolvePromise, reject) => {
-    const req = request({ host, port, path, timeout: 10_000 }, (res) => {
+    // a connection per call, as curl makes: no pooled socket outlives a container restart
+    const req = request({ host, port, path, timeout: 10_000, agent: false }, (res) => {
       let body = '';
       res.setEncoding('utf8').on('data', (chunk: string) => { body += chunk; }).on('end', () => { resolvePromise({ status: res.statusCode ?? 0, body }); });
     });
