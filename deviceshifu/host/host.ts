@@ -10,7 +10,7 @@ import { assignmentKey, type Assignment } from './assignment.ts';
 
 /** Where one device's configuration, EdgeDevice, secrets and status go: the API in a pod, anything in tests. */
 export interface DeviceFeed {
-  readonly sources: Pick<GatewayOptions, 'secrets' | 'services' | 'patchPhase'>;
+  readonly sources: Pick<GatewayOptions, 'secrets' | 'services' | 'patchPhase' | 'reportStatus'>;
   /** Feeds the configuration and the EdgeDevice into the gateway until `signal` aborts; resolves once the first of each is read. */
   follow(gateway: DeviceShifu, signal: AbortSignal): Promise<void>;
 }

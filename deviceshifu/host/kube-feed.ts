@@ -11,7 +11,7 @@ import { parseConfig } from '../config/parse.ts';
 import type { DeviceShifu } from '../device-shifu.ts';
 import { watchEdgeDevice } from '../kube/edgedevice-watch.ts';
 import { kubeSecrets } from '../kube/secrets.ts';
-import { edgeDevicePhasePatcher } from '../kube/status.ts';
+import { edgeDevicePhasePatcher, edgeDeviceStatusReporter } from '../kube/status.ts';
 import { kubeTelemetryServices } from '../kube/telemetry-services.ts';
 import { cachedServices } from '../telemetry/service-cache.ts';
 import type { Assignment } from './assignment.ts';
@@ -60,6 +60,8 @@ export function kubeFeed(options: KubeFeedOptions, assignment: Assignment, logge
       secrets: kubeSecrets(client, namespace, {}),
       services: cachedServices(kubeTelemetryServices(client, namespace), options.telemetryServiceCacheMs),
       patchPhase: edgeDevicePhasePatcher(client, name, namespace),
+      // a driver's own status (an LwM2M registration), as a dedicated deviceShifu writes it
+      reportStatus: edgeDeviceStatusReporter(client, { name, namespace }, logger),
     },
     follow: async (gateway, signal) => {
       const configMap = watchConfigMap(options, assignment.configMap, logger, (cm) => { applyConfigMap(gateway, cm, logger); });
