@@ -60,7 +60,7 @@ test('two `edgeshifu federation join --apply` commands join two clusters over mq
     const own = await kube.core.readNamespacedSecret({ namespace: 'edgeshifu-system', name: 'edgeshifu-drone' });
     return [
       '--drone-cluster', id, '--drone-broker-listen', `127.0.0.1:${String(port)}`, '--drone-tls-secret', 'edgeshifu-system/edgeshifu-drone-tls',
-      '--drone-users-secret', 'edgeshifu-system/edgeshifu-drone-users', '--drone-password', secretText(own, 'password'),
+      '--drone-users-secret', 'edgeshifu-system/edgeshifu-drone-users', `--drone-password=${secretText(own, 'password')}`,
       `--drone-signing-key=${secretText(own, 'signing-key')}`, '--drone-require-signatures', '--drone-public-address', '192.0.2.1', ...FAST_DRONE,
     ];
   };

@@ -92,7 +92,7 @@ export async function prepareFederation(t: ExecutionContext, specs: readonly Mem
     });
     await prepare(kube, spec, peers, { password: secrets[i] ?? '' });
     const argv = [
-      '--drone-cluster', spec.id, '--drone-password', secrets[i] ?? '', '--drone-users-secret', 'edgeshifu-system/drone-users',
+      '--drone-cluster', spec.id, `--drone-password=${secrets[i] ?? ''}`, '--drone-users-secret', 'edgeshifu-system/drone-users',
       '--drone-broker-listen', `127.0.0.1:${ports[i] ?? 0}`, '--drone-public-address', publicAddress(i), ...FAST_DRONE, ...(spec.args ?? []),
       ...(options.signed === true ? [`--drone-signing-key=${pem(i, 'privateKey')}`, '--drone-require-signatures'] : []),
     ];
