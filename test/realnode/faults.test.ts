@@ -3,6 +3,7 @@
 // container killed, a deviceShifu's container killed, and every component through a load run under
 // the manifests' memory limits.
 import test from 'ava';
+import { join } from 'node:path';
 import { CoordinationV1Api, type V1Pod } from '@kubernetes/client-node';
 import type { Kube } from '../support/cluster.ts';
 import { ctr } from '../support/realnode/containerd.ts';
@@ -114,7 +115,7 @@ test.serial('killing a deviceShifu container: the kubelet restarts it and calls 
     if (res.status !== 200) throw new Error(`${res.status} ${res.body.slice(0, 300)}`);
     return res;
   }, { timeoutMs: 60_000 }).catch(async (err: unknown) => {
-    t.log(await diagnosis(kube, 'deviceshifu', pod!.metadata!.name!, 'thermometer-0'));
+    t.log(await diagnosis(kube, { namespace: 'deviceshifu', pod: pod!.metadata!.name!, service: 'thermometer-0', logDirs: [node.logDir, join(node.cluster.dir, 'logs')] }));
     throw err;
   });
   t.regex(answer.body.trim(), /^\d+$/);
@@ -141,7 +142,7 @@ test.serial('a load run under the manifests\' memory limits: no container is OOM
   }));
   if (ok < 1990) {
     t.log([...failures].map(([what, n]) => `${n} x ${what}`).join('\n'));
-    for (const pod of (await kube.core.listNamespacedPod({ namespace: 'deviceshifu' })).items) t.log(await diagnosis(kube, 'deviceshifu', pod.metadata?.name ?? ''));
+    for (const pod of (await kube.core.listNamespacedPod({ namespace: 'deviceshifu' })).items) t.log(await diagnosis(kube, { namespace: 'deviceshifu', pod: pod.metadata?.name ?? '' }));
   }
   t.true(ok >= 1990, `${ok} of 2000 calls answered`);
   // the controller and shifud through 12 more devices at once

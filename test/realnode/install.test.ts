@@ -92,8 +92,8 @@ test.serial('a mock device pod, its EdgeDevice, and the deviceShifu the kubelet 
     if (res.status !== 200) throw new Error(`${res.status} ${res.body.slice(0, 300)}`);
     return res;
   }, { timeoutMs: 60_000 }).catch(async (err: unknown) => {
-    t.log(await diagnosis(kube, 'deviceshifu', pod?.metadata?.name ?? '', 'edgedevice-thermometer'));
-    if (mock !== undefined) t.log(await diagnosis(kube, DEVICES, mock.metadata?.name ?? '', 'thermometer'));
+    t.log(await diagnosis(kube, { namespace: 'deviceshifu', pod: pod?.metadata?.name ?? '', service: 'edgedevice-thermometer', logDirs: [node.logDir, join(node.cluster.dir, 'logs')] }));
+    if (mock !== undefined) t.log(await diagnosis(kube, { namespace: DEVICES, pod: mock.metadata?.name ?? '', service: 'thermometer' }));
     throw err;
   });
   const value = Number(answer.body.trim());

@@ -1,7 +1,9 @@
 // What the real-node tests share: the cluster with its real node, the image built here on it,
 // kubectl apply -k of an overlay, HTTP calls from the host to a Service's ClusterIP, and client pods
 // that call by DNS name.
+import { execFile } from 'node:child_process';
 import { request } from 'node:http';
+import { promisify } from 'node:util';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
@@ -13,6 +15,8 @@ import { Kube } from '../support/cluster.ts';
 import { kubectl } from '../support/kubectl.ts';
 import { startRealNodeCluster, type RealNodeCluster } from '../support/realnode/node.ts';
 import { waitFor } from '../support/wait.ts';
+
+const run = promisify(execFile);
 
 export const REPO = resolve(import.meta.dirname, '..', '..');
 
@@ -131,7 +135,16 @@ export async function runClientPod(kube: Kube, namespace: string, name: string, 
 }
 
 /** What a failed real-node test prints: the pod's state, the node's conditions, the Service's endpoints and the containers' logs. */
-export async function diagnosis(kube: Kube, namespace: string, podName: string, service?: string): Promise<string> {
+export interface DiagnosisOf {
+  readonly namespace: string;
+  readonly pod: string;
+  readonly service?: string;
+  /** Folders whose kube-proxy and controller-manager logs to show the tail of. */
+  readonly logDirs?: readonly string[];
+}
+
+export async function diagnosis(kube: Kube, of: DiagnosisOf): Promise<string> {
+  const { namespace, pod: podName, service, logDirs = [] } = of;
   const lines: string[] = [];
   const pod = await kube.core.readNamespacedPod({ name: podName, namespace }).catch(() => undefined);
   lines.push(`pod ${namespace}/${podName}: phase ${pod?.status?.phase ?? 'gone'} ${pod?.status?.reason ?? ''} ${pod?.status?.message ?? ''}`);
@@ -144,6 +157,19 @@ export async function diagnosis(kube: Kube, namespace: string, podName: string, 
   if (service !== undefined) {
     const slices = await kube.kc.makeApiClient(DiscoveryV1Api).listNamespacedEndpointSlice({ namespace, labelSelector: `kubernetes.io/service-name=${service}` }).catch(() => undefined);
     for (const e of slices?.items.flatMap((s) => s.endpoints ?? []) ?? []) lines.push(`  endpoint ${e.addresses.join(',')} ${JSON.stringify(e.conditions)}`);
+  }
+  if (service !== undefined) {
+    // what kube-proxy programmed for the Service: its endpoints (KUBE-SEP) or a "has no endpoints" REJECT
+    for (const table of ['nat', 'filter']) {
+      const rules = await run('iptables-save', ['-t', table]).then((r) => r.stdout, (err: unknown) => String(err));
+      lines.push(...rules.split('\n').filter((l) => l.includes(`${namespace}/${service}`)).map((l) => `  iptables ${table}: ${l}`));
+    }
+  }
+  for (const dir of logDirs) {
+    for (const file of ['kube-proxy.log', 'kube-controller-manager.log']) {
+      const text = await readFile(join(dir, file), 'utf8').catch(() => undefined);
+      if (text !== undefined) lines.push(`--- ${join(dir, file)}`, ...text.split('\n').slice(-25));
+    }
   }
   const events = await kube.core.listNamespacedEvent({ namespace, fieldSelector: `involvedObject.name=${podName}` }).catch(() => undefined);
   for (const e of events?.items ?? []) lines.push(`  event ${e.type ?? ''} ${e.reason ?? ''}: ${e.message ?? ''}`);
