@@ -10,6 +10,7 @@ import { LINK_COLOURS, PHASE_COLOURS } from '../../edgemap/style.ts';
 import { countPixels, openBrowser } from './browser.ts';
 import { plant } from './fixtures.ts';
 import { serve } from './serve.ts';
+import { waitFor } from '../support/wait.ts';
 
 const OUTPUT = join(import.meta.dirname, '..', '..', 'test-output', 'edgemap');
 
@@ -55,11 +56,20 @@ test('the page draws the topology, follows server changes without reload, and sh
   t.is(await page.evaluate(() => (globalThis as PageGlobal).edgeMapPage?.seq), map.seq);
 
   // Click where sigma drew the device: its own hit detection must pick it.
-  await page.waitForFunction(() => (globalThis as PageGlobal).edgeMapPage?.position('plant/scale') !== undefined, undefined, { timeout: 15_000 });
+  // sigma rescales the view to the graph's extent when it next renders, so a position read right
+  // after a change may move: wait until it holds across two frames
+  const at = await waitFor('plant/scale to stay where it is drawn', async () => {
+    const [first, second] = await page.evaluate(async () => {
+      const g = globalThis as unknown as PageGlobal & { requestAnimationFrame: (callback: () => void) => number };
+      const before = g.edgeMapPage?.position('plant/scale');
+      await new Promise<void>((settle) => { g.requestAnimationFrame(() => { g.requestAnimationFrame(settle); }); });
+      return [before, g.edgeMapPage?.position('plant/scale')];
+    });
+    return first !== undefined && second !== undefined && first.x === second.x && first.y === second.y ? second : undefined;
+  }, { timeoutMs: 15_000 });
   const box = await page.locator('#graph').boundingBox();
-  const at = await page.evaluate(() => (globalThis as PageGlobal).edgeMapPage?.position('plant/scale'));
-  t.truthy(box && at);
-  await page.mouse.click((box?.x ?? 0) + (at?.x ?? 0), (box?.y ?? 0) + (at?.y ?? 0));
+  t.truthy(box);
+  await page.mouse.click((box?.x ?? 0) + at.x, (box?.y ?? 0) + at.y);
   await page.locator('#panel').waitFor({ state: 'visible', timeout: 15_000 });
   t.is(await page.locator('#panel .panel-title').innerText(), 'plant/scale');
   t.is(await page.locator('#panel a.panel-url').getAttribute('href'), 'http://scale.deviceshifu.svc:8080');
