@@ -6,81 +6,25 @@
 //   npm run bench:deviceshifu -- --protocol lwm2m [--idle-seconds 20]
 // deviceShifu and the mock run as the image runs them: the esbuild bundles on node with the
 // image's NODE_FLAGS. Each row stops after BENCH_REQUESTS reads or BENCH_SECONDS seconds.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { Agent as HttpAgent, request } from 'node:http';
+import type { ChildProcess } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { Agent as HttpAgent } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { setTimeout as delay } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { Agent as CoapAgent } from 'coap';
 import { stringify } from 'yaml';
 import { describeContainerMemory, memoryCgroup, type MemoryCgroup } from './container-memory.ts';
 import { imageNodeFlags } from './node-flags.ts';
+import { httpGet, load, REQUESTS, rssOf, SECONDS, start } from './protocol-load.ts';
 
-const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 5000);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONCURRENCY = [1, 8];
 const ROOT = new URL('../', import.meta.url);
 const { values } = parseArgs({ options: { 'idle-seconds': { type: 'string', default: '20' }, 'lwm2m-port': { type: 'string', default: '25683' } } });
 const IDLE_SECONDS = Number(values['idle-seconds']);
 
-async function start(script: string, args: string[], ready: (line: Record<string, unknown>) => boolean, options: { env?: NodeJS.ProcessEnv; flags?: string[]; cgroup?: MemoryCgroup } = {}): Promise<{ child: ChildProcess; line: Record<string, unknown> }> {
-  const argv = [...(options.flags ?? []), script, ...args];
-  const command = options.cgroup === undefined ? { command: process.execPath, args: argv } : options.cgroup.wrap(process.execPath, argv);
-  const child = spawn(command.command, command.args, { env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  for await (const text of createInterface({ input: child.stdout })) {
-    try {
-      const line = JSON.parse(text) as Record<string, unknown>;
-      if (ready(line)) { child.stdout.resume(); return { child, line }; }
-    } catch { /* not a JSON line */ }
-  }
-  throw new Error(`${script} exited before it was ready`);
-}
-
-async function rssOf(pid: number): Promise<string> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  const kb = (key: string): number => Number(new RegExp(`${key}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) / 1024;
-  return `RSS ${kb('VmRSS').toFixed(1)} MiB (anonymous ${kb('RssAnon').toFixed(1)}, peak ${kb('VmHWM').toFixed(1)})`;
-}
-
-interface Result { readonly rps: number; readonly p50: number; readonly p99: number; readonly count: number }
-
-/** `one()` from `concurrency` callers at once, timed. */
-async function load(one: () => Promise<void>, concurrency: number): Promise<Result> {
-  for (let i = 0; i < concurrency * 20; i += 1) await one();
-  const latencies: number[] = [];
-  const deadline = performance.now() + SECONDS * 1000;
-  let issued = 0;
-  const started = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (issued < REQUESTS && performance.now() < deadline) {
-      issued += 1;
-      const t0 = performance.now();
-      await one();
-      latencies.push(performance.now() - t0);
-    }
-  }));
-  const elapsed = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  const at = (p: number): number => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? 0;
-  return { rps: latencies.length / elapsed, p50: at(0.5), p99: at(0.99), count: latencies.length };
-}
-
 const NUMBER = /^-?\d+(\.\d+)?$/;
-
-function httpGet(agent: HttpAgent, url: URL): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { agent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.once('end', () => { const body = Buffer.concat(chunks).toString(); if (res.statusCode === 200 && NUMBER.test(body)) resolve(); else reject(new Error(`status ${String(res.statusCode)}: ${body}`)); });
-    });
-    req.once('error', reject);
-    req.end();
-  });
-}
 
 function coapGet(agent: CoapAgent, host: string, port: number): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -114,7 +58,7 @@ async function main(): Promise<void> {
     const pid = shifu.child.pid ?? 0;
     const agent = new HttpAgent({ keepAlive: true, maxSockets: 8 });
     const through = new URL(`http://${String(shifu.line.address)}/temperature`);
-    await httpGet(agent, through);
+    await httpGet(agent, through, (body) => NUMBER.test(body));
     console.error(`deviceShifu answers; idle for ${String(IDLE_SECONDS)} s`);
     await delay(IDLE_SECONDS * 1000);
     const idle = `${await rssOf(pid)}; container ${typeof cgroup === 'string' ? cgroup : describeContainerMemory(await cgroup.read())}`;
@@ -124,7 +68,7 @@ async function main(): Promise<void> {
     console.log('callers | target                 | reads/s | p50 ms | p99 ms | reads');
     for (const c of CONCURRENCY) {
       const base = await load(direct, c);
-      const via = await load(() => httpGet(agent, through), c);
+      const via = await load(() => httpGet(agent, through, (body) => NUMBER.test(body)), c);
       for (const [name, r] of [['node-coap direct', base], ['deviceShifu (HTTP)', via]] as const) {
         console.log(`${String(c).padStart(7)} | ${name.padEnd(22)} | ${r.rps.toFixed(0).padStart(7)} | ${r.p50.toFixed(3)} | ${r.p99.toFixed(3)} | ${r.count}`);
       }
