@@ -7,7 +7,7 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { EdgeshifuError, errorMessage } from '../shared/errors.ts';
-import type { Query, RawReply } from '../shared/kube/client.ts';
+import { queryString, readBody, type Query, type RawReply } from '../shared/kube/client.ts';
 import type { KubeconfigDocument } from './kubeconfig.ts';
 
 export interface KubeRequest {
@@ -34,19 +34,6 @@ export async function makeKubeConfig(document: KubeconfigDocument): Promise<Kube
 
 export class CredentialsError extends Error {
   override readonly name = 'CredentialsError';
-}
-
-function queryString(query: Query | undefined): string {
-  const params = new URLSearchParams();
-  for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) params.set(k, String(v));
-  const text = params.toString();
-  return text === '' ? '' : `?${text}`;
-}
-
-async function readBody(res: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of res) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** Options with the kubeconfig's TLS, agent and credentials applied. */

@@ -153,14 +153,15 @@ export function defaultEndpoint(path: string | undefined, env: NodeJS.ProcessEnv
   return endpointFromKubeconfig(join(homedir(), '.kube', 'config'));
 }
 
-function queryString(query: Query | undefined): string {
+/** `?k=v&…` of the defined values, or '' (the CLI's client-node request path uses it too). */
+export function queryString(query: Query | undefined): string {
   const params = new URLSearchParams();
   for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) params.set(k, String(v));
   const text = params.toString();
   return text === '' ? '' : `?${text}`;
 }
 
-async function readBody(res: IncomingMessage): Promise<string> {
+export async function readBody(res: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of res) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
