@@ -152,10 +152,10 @@ export class DevelopmentRunner {
     const name = configMap.metadata?.name ?? '';
     for (const local of this.pods.values()) {
       for (const target of local.volumes.get(name) ?? []) {
-        await writeVolume(target, configMap).catch((err: unknown) => {
-          this.options.logger.warn({ pod: local.pod, configMap: name, err: (err as Error).message }, 'ConfigMap change not delivered');
-        });
-        this.options.logger.info({ pod: local.pod, configMap: name }, 'ConfigMap change delivered');
+        await writeVolume(target, configMap).then(
+          () => { this.options.logger.info({ pod: local.pod, configMap: name }, 'ConfigMap change delivered'); },
+          (err: unknown) => { this.options.logger.warn({ pod: local.pod, configMap: name, err: (err as Error).message }, 'ConfigMap change not delivered'); },
+        );
       }
     }
   }
