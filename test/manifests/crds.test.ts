@@ -4,10 +4,9 @@ import test from 'ava';
 import { stringify } from 'yaml';
 import { ApiextensionsV1Api, type KubernetesObject } from '@kubernetes/client-node';
 import { freshNamespace, sharedKube, uniqueName, type Kube } from '../support/cluster.ts';
-import { installCrds, CRD_NAMES } from '../support/crds.ts';
+import { installCrds, CRD_NAMES, rejection } from '../support/crds.ts';
 import { kubectl } from '../support/kubectl.ts';
 import { SHIFU_EXAMPLES, shifuExample } from '../support/shifu/index.ts';
-import { toKubeError } from '../../shared/kube/errors.ts';
 import { MERGE_PATCH } from '../../shared/kube/patch.ts';
 import { GROUP, VERSION } from '../../shared/crds/resources.ts';
 
@@ -22,17 +21,6 @@ async function createDevice(namespace: string, spec: unknown, name = uniqueName(
     group: GROUP, version: VERSION, namespace, plural: 'edgedevices', fieldValidation: 'Strict',
     body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'EdgeDevice', metadata: { name }, spec },
   });
-}
-
-async function rejection(attempt: Promise<unknown>): Promise<string> {
-  try {
-    await attempt;
-  } catch (err) {
-    const error = toKubeError(err, 'create');
-    if (error.kind !== 'invalid') throw error;
-    return error.message;
-  }
-  throw new Error('the API server accepted it');
 }
 
 test('the CRDs are established with a status subresource and printer columns', async (t) => {

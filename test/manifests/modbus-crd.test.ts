@@ -2,8 +2,7 @@
 // each mistake is refused with the message its CEL rule or schema gives, naming the field.
 import test from 'ava';
 import { freshNamespace, sharedKube, uniqueName, type Kube } from '../support/cluster.ts';
-import { installCrds } from '../support/crds.ts';
-import { toKubeError } from '../../shared/kube/errors.ts';
+import { installCrds, rejection } from '../support/crds.ts';
 import { GROUP, VERSION } from '../../shared/crds/resources.ts';
 
 let kube: Kube;
@@ -17,17 +16,6 @@ async function createDevice(namespace: string, spec: unknown): Promise<{ spec: R
     group: GROUP, version: VERSION, namespace, plural: 'edgedevices', fieldValidation: 'Strict',
     body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'EdgeDevice', metadata: { name: uniqueName('modbus') }, spec },
   }) as { spec: Record<string, unknown> };
-}
-
-async function rejection(attempt: Promise<unknown>): Promise<string> {
-  try {
-    await attempt;
-  } catch (err) {
-    const error = toKubeError(err, 'create');
-    if (error.kind !== 'invalid') throw error;
-    return error.message;
-  }
-  throw new Error('the API server accepted it');
 }
 
 test('a Modbus TCP device and an RTU device are stored, with the defaults filled in', async (t) => {

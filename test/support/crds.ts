@@ -1,6 +1,7 @@
 // Installs manifests/crds into a cluster the way a user does (kubectl apply -k) and waits until
 // the API server serves them.
 import { fileURLToPath } from 'node:url';
+import { toKubeError } from '../../shared/kube/errors.ts';
 import { kubectl } from './kubectl.ts';
 import type { Kube } from './cluster.ts';
 
@@ -21,4 +22,16 @@ export async function installCrds(kube: Kube): Promise<void> {
     installed.set(kube, done);
   }
   return done;
+}
+
+/** The API server's message when it refuses a create as invalid; anything else fails the test. */
+export async function rejection(attempt: Promise<unknown>): Promise<string> {
+  try {
+    await attempt;
+  } catch (err) {
+    const error = toKubeError(err, 'create');
+    if (error.kind !== 'invalid') throw error;
+    return error.message;
+  }
+  throw new Error('the API server accepted it');
 }
