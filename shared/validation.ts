@@ -56,7 +56,7 @@ function at(schema: Json, location: string): Json | undefined {
 const SUMMARIES = new Set(['properties', 'patternProperties', 'items', 'prefixItems', 'additionalItems', 'allOf', 'dependentSchemas', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems', '$ref']);
 
 const quoted = (v: Json | undefined): string => JSON.stringify(v);
-const text = (v: Json | undefined): string => typeof v === 'string' || typeof v === 'number' ? text(v) : quoted(v);
+const text = (v: Json | undefined): string => typeof v === 'string' || typeof v === 'number' ? String(v) : quoted(v);
 const MESSAGES: Readonly<Record<string, (v: Json | undefined) => string>> = {
   type: (v) => `must be ${Array.isArray(v) ? v.map(text).join(',') : text(v)}`,
   enum: (v) => `must be one of ${Array.isArray(v) ? v.map(quoted).join(', ') : quoted(v)}`,
@@ -85,10 +85,13 @@ const MESSAGES: Readonly<Record<string, (v: Json | undefined) => string>> = {
 function describe(units: readonly OutputUnit[], schema: Json, root: string): FieldError[] {
   const errors: FieldError[] = [];
   const path = (instanceLocation: string, ...more: string[]): string => [root, ...segments(instanceLocation), ...more].filter((s) => s !== '').join('.') || '(root)';
+  let previous: OutputUnit | undefined;
   for (const unit of units) {
     const keyword = unit.keyword;
+    const parent = previous;
+    previous = unit;
     if (keyword === 'additionalProperties') {
-      // a field the schema does not allow: the unit names the field; its 'false' child is skipped
+      // a field the schema does not allow: the unit names the field (its 'false' unit follows)
       if (at(schema, unit.keywordLocation) !== false) continue;
       const name = /^Property "(.*)" does not match/.exec(unit.error)?.[1] ?? '';
       errors.push({ field: path(unit.instanceLocation, name), message: 'is not a known field' });
@@ -96,7 +99,8 @@ function describe(units: readonly OutputUnit[], schema: Json, root: string): Fie
       const name = /required property "(.*)"\.$/.exec(unit.error)?.[1] ?? '';
       errors.push({ field: path(unit.instanceLocation, name), message: 'is required' });
     } else if (keyword === 'false') {
-      if (unit.keywordLocation.endsWith('/additionalProperties')) continue;
+      // right after its additionalProperties unit, this is the unknown field already named
+      if (parent?.keyword === 'additionalProperties') continue;
       errors.push({ field: path(unit.instanceLocation), message: 'is not allowed' });
     } else if (!SUMMARIES.has(keyword)) {
       const message = MESSAGES[keyword]?.(at(schema, unit.keywordLocation)) ?? 'is invalid';
