@@ -114,7 +114,7 @@ const ratio = (graph: number, base: number): string => `${f(graph / base, 1)}x`;
 function main(): void {
   if ((globalThis as { gc?: unknown }).gc === undefined) console.log('note: run with --expose-gc for exact heap figures');
   const s = site();
-  buildMap(s); // warm-up: JIT and ajv compilation outside the measured build
+  buildMap(s); // warm-up: JIT and the validators' compilation outside the measured build
   const plain = heapMiB(() => buildPlain(s));
   const graph = heapMiB(() => buildMap(s));
   const map = graph.value;

@@ -15,7 +15,7 @@ export const ControllerConfig = Type.Object({
   memoryRequest: Type.String({ default: '32Mi' }),
   cpuLimit: Type.String({ default: '200m' }),
   memoryLimit: Type.String({ default: '96Mi', description: 'deviceShifu measured 61–73 MiB RSS in Kubernetes mode (npm run bench:deviceshifu -- --kube)' }),
-  deviceShifuNodeFlags: Type.String({ default: '', description: 'NODE_FLAGS of every deviceShifu instead of its own "--max-semi-space-size=1 --max-old-space-size=24 --single-threaded"; "--max-semi-space-size=1 --lite-mode" gives up about three quarters of the speed for a few MiB less after a load (deviceshifu/README.md). Tuning flags only.' }),
+  deviceShifuNodeFlags: Type.String({ default: '', description: 'NODE_FLAGS of every deviceShifu instead of its own "--max-semi-space-size=1 --max-old-space-size=24 --single-threaded --invocation-count-for-feedback-allocation=200"; "--max-semi-space-size=1 --lite-mode" gives up about three quarters of the speed for a few MiB less after a load (deviceshifu/README.md). Tuning flags only.' }),
   deviceShifuMode: Type.String({ enum: ['dedicated', 'shared'], default: 'dedicated', description: 'dedicated: a deviceShifu Deployment per device (Shifu\'s way); shared: one host per node serves every device placed there (deviceshifu/README.md). An EdgeDevice\'s annotation shifu.edgenesis.io/deviceshifu-mode overrides it.' }),
   nodeSelector: Type.String({ default: '', description: 'Label selector of the Nodes deviceShifu may run on; all Ready nodes when empty.' }),
   deviceShifuTolerations: Type.String({ default: '', description: 'Node taints deviceShifu tolerates, placement included: "key=value:NoSchedule,key:NoExecute,key,*" (no effect: all effects; * : every taint).' }),

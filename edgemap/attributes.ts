@@ -1,6 +1,6 @@
-// Checks what callers give the edgeMap, with errors that name the field (shared/validation.ts).
+// Checks what callers give the edgeMap, with errors that name the field (shared/compiled-validator.ts: every vertex and link is checked).
 // Each EdgeMap owns its validators (no module-level state).
-import { Validator } from '../shared/validation.ts';
+import { CompiledValidator } from '../shared/compiled-validator.ts';
 import { EdgeshifuError } from '../shared/errors.ts';
 import {
   ClusterAttributes, ComponentAttributes, DeviceAttributes, LINK_TYPES, LinkAttributes, NodeAttributes,
@@ -14,12 +14,12 @@ export interface AttributeCheckers {
 
 export function attributeCheckers(): AttributeCheckers {
   const byKind = {
-    edgeNode: new Validator(NodeAttributes, 'attributes'),
-    edgeDevice: new Validator(DeviceAttributes, 'attributes'),
-    remoteCluster: new Validator(ClusterAttributes, 'attributes'),
-    component: new Validator(ComponentAttributes, 'attributes'),
+    edgeNode: new CompiledValidator(NodeAttributes, 'attributes'),
+    edgeDevice: new CompiledValidator(DeviceAttributes, 'attributes'),
+    remoteCluster: new CompiledValidator(ClusterAttributes, 'attributes'),
+    component: new CompiledValidator(ComponentAttributes, 'attributes'),
   };
-  const link = new Validator(LinkAttributes, 'attributes');
+  const link = new CompiledValidator(LinkAttributes, 'attributes');
   return {
     vertex(kind, value, what) {
       byKind[kind].parse(value, what);

@@ -8,12 +8,17 @@ import type { BundleSettings } from './deployment.ts';
 import { LABEL_MANAGED_BY, MANAGED_BY } from './names.ts';
 import { DEVICE_SHIFU_NODE_FLAGS } from './node-flags.ts';
 
+/** The host's old-generation cap, MB (deviceshifu/README.md, "Shared per-node host", Figures). */
+export const HOST_OLD_SPACE_MB = 48;
+
 /**
  * The host's NODE_FLAGS unless the controller's setting replaces them: deviceShifu's own
- * (bundle/node-flags.ts) but for its old-generation cap, which is sized for one device's heap and
- * would stop a host of many devices.
+ * (bundle/node-flags.ts) with a larger old-generation cap. Without a cap V8 let a loaded host's
+ * heap grow to ~170 MiB of working set, and in a 96Mi container V8's own limit is 259 MB: the
+ * kubelet would OOM-kill it. 48 MB is about twice the live heap of a host of ~90 devices (~10 MB
+ * plus ~0.16 MB per device) and keeps a loaded host near 55 MiB.
  */
-export const HOST_NODE_FLAGS: readonly string[] = DEVICE_SHIFU_NODE_FLAGS.filter((f) => !f.startsWith('--max-old-space-size='));
+export const HOST_NODE_FLAGS: readonly string[] = DEVICE_SHIFU_NODE_FLAGS.map((f) => f.startsWith('--max-old-space-size=') ? `--max-old-space-size=${String(HOST_OLD_SPACE_MB)}` : f);
 
 /** Every host object's labels; the pods' also select the devices' Services. */
 export function hostLabels(node: string): Record<string, string> {

@@ -36,7 +36,7 @@ function imagesOf(workload: Workload, cluster: string): Array<{ path: string; im
   return images.map(({ path, image }) => ({ path, image }));
 }
 
-/** ajv's `containers.0.image` as Kubernetes spells paths: `containers[0].image`. */
+/** The validator's `containers.0.image` as Kubernetes spells paths: `containers[0].image`. */
 function kubePath(field: string): string {
   return field.replace(/\.(\d+)(?=\.|$)/g, '[$1]');
 }

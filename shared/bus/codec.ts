@@ -7,7 +7,7 @@
 // signature covers exactly that rest: every field but `hops` and `sig`. Decoding accepts any JSON
 // object; a message not framed so can be read but not verified.
 import { Type, type TSchema } from '@sinclair/typebox';
-import { Validator } from '../validation.ts';
+import { CompiledValidator } from '../compiled-validator.ts';
 import { ENVELOPE, type Envelope } from './envelope.ts';
 import { errorMessage } from '../errors.ts';
 
@@ -73,11 +73,11 @@ export function withHops(payload: Buffer, hops: number): Buffer | undefined {
 }
 
 export class MessageCodec<M extends Envelope> {
-  private readonly validators: ReadonlyMap<string, Validator<TSchema>>;
+  private readonly validators: ReadonlyMap<string, CompiledValidator<TSchema>>;
 
   /** `schemas`: kind -> schema of the whole message (envelope included). */
   constructor(schemas: Readonly<Record<string, TSchema>>) {
-    this.validators = new Map(Object.entries(schemas).map(([kind, schema]) => [kind, new Validator(schema, kind)]));
+    this.validators = new Map(Object.entries(schemas).map(([kind, schema]) => [kind, new CompiledValidator(schema, kind)]));
   }
 
   get kinds(): string[] {
@@ -97,7 +97,7 @@ export class MessageCodec<M extends Envelope> {
     return { ok: true, value: value as Record<string, unknown> };
   }
 
-  /** The schema of the value's kind (ajv, compiled once per codec). */
+  /** The schema of the value's kind (compiled once per codec). */
   check(value: Readonly<Record<string, unknown>>): Decoded<M> {
     const kind = value.kind;
     const validator = typeof kind === 'string' ? this.validators.get(kind) : undefined;
