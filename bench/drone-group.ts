@@ -37,7 +37,7 @@ export interface GroupSpec {
 }
 
 /** Agent publishes, relay forwards, and this process's CPU time (user + system, ms): less noisy than latency on a shared machine. */
-export interface Counts { readonly msgs: number; readonly relayed: number; readonly cpuMs: number; readonly kinds: Readonly<Record<string, number>> }
+export interface Counts { readonly msgs: number; readonly relayed: number; readonly cpuMs: number; readonly rssMb: number; readonly kinds: Readonly<Record<string, number>> }
 
 export interface RunResult {
   readonly jobs: number;
@@ -110,7 +110,7 @@ export class BenchGroup {
       relayed += c.relay?.forwarded ?? 0;
     }
     const cpu = process.cpuUsage();
-    return { msgs, relayed, cpuMs: (cpu.user + cpu.system) / 1000, kinds: { ...this.kinds } };
+    return { msgs, relayed, cpuMs: (cpu.user + cpu.system) / 1000, rssMb: process.memoryUsage().rss / 1_048_576, kinds: { ...this.kinds } };
   }
 
   /** The origin's group only: submits jobs one after another, each once the previous one ended. */

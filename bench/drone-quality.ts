@@ -1,98 +1,150 @@
-// Placement quality of the DRONE auction against the best placement, found by enumeration, on
-// instances small enough to enumerate (3 clusters, 4 jobs of 1–2 components). Pure core in a
-// simulated federation, no faults. Objective: jobs fully placed (the auction places whole jobs).
+// Placement quality of the DRONE auction against the best placement, found by enumeration
+// (bench/drone-optimum.ts), on instances small enough to enumerate: 3, 5 and 10 clusters; jobs of
+// 1–2 small components, or with one large component; all jobs at once, in bursts, or one at a
+// time. Pure core in a simulated federation, no faults. Objective: jobs fully placed (the auction
+// places whole jobs). A failed job is put to auction again as the origin's reconciler does it
+// (controller/offload/origin-reconciler.ts: one re-auction at a time per origin), so the figures
+// are given at the first try and after the retries.
+// Usage: npm run bench:drone-quality [-- --instances 200] [--retries serial|together]
+import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import type { Timers } from '../controller/drone/agent-core.ts';
 import type { Job } from '../controller/drone/model.ts';
 import { SimFederation, prng, type ClusterSpec } from '../test/drone/support/network.ts';
+import { optimum } from './drone-optimum.ts';
 
+export type Mix = 'small' | 'one-large';
+export type Arrival = 'together' | 'bursts' | 'one-by-one';
+/** How an origin re-auctions its failed jobs: one at a time (serial), or all at the same moment. */
+export type Retries = 'serial' | 'together';
+export interface Scenario { readonly clusters: number; readonly jobs: number; readonly mix: Mix; readonly arrival: Arrival }
 interface Instance { readonly clusters: ClusterSpec[]; readonly jobs: Job[] }
 
-function instance(seed: number): Instance {
+/** The original instances: 3 clusters, 4 jobs of 1–2 small components, submitted together. */
+export const BASE: Scenario = { clusters: 3, jobs: 4, mix: 'small', arrival: 'together' };
+
+function instance(scenario: Scenario, seed: number): Instance {
   const r = prng(seed);
   const int = (lo: number, hi: number): number => lo + Math.floor(r() * (hi - lo + 1));
-  const clusters = ['c0', 'c1', 'c2'].map((id) => ({ id, free: { cpu: int(0, 6) * 500, memory: int(0, 6) * 512 }, scalePercent: [50, 75, 100][int(0, 2)] ?? 100 }));
-  const jobs = Array.from({ length: 4 }, (_, i): Job => ({
-    app: `j${i}`, origin: `c${int(0, 2)}`,
-    components: Array.from({ length: int(1, 2) }, (_, k) => ({ name: `p${k}`, image: 'i', resources: { cpu: int(1, 4) * 250, memory: int(1, 4) * 256 } })),
+  const ids = Array.from({ length: scenario.clusters }, (_, i) => `c${String(i)}`);
+  const clusters = ids.map((id) => ({ id, free: { cpu: int(0, 6) * 500, memory: int(0, 6) * 512 }, scalePercent: [50, 75, 100][int(0, 2)] ?? 100 }));
+  const small = (k: number): Job['components'][number] => ({ name: `p${String(k)}`, image: 'i', resources: { cpu: int(1, 4) * 250, memory: int(1, 4) * 256 } });
+  const large = (k: number): Job['components'][number] => ({ name: `p${String(k)}`, image: 'i', resources: { cpu: int(4, 8) * 250, memory: int(4, 8) * 256 } });
+  const jobs = Array.from({ length: scenario.jobs }, (_, i): Job => ({
+    app: `j${String(i)}`, origin: ids[int(0, ids.length - 1)] ?? 'c0',
+    components: scenario.mix === 'small'
+      ? Array.from({ length: int(1, 2) }, (_, k) => small(k))
+      : [large(0), ...Array.from({ length: int(0, 1) }, (_, k) => small(k + 1))],
   }));
   return { clusters, jobs };
 }
 
-/** Most jobs fully placeable: each component on one cluster, foreign work within the slice, all within free. */
-function best(inst: Instance): number {
-  const items = inst.jobs.flatMap((j, ji) => j.components.map((c) => ({ ji, origin: j.origin, need: c.resources })));
-  const ids = inst.clusters.map((c) => c.id);
-  let top = 0;
-  const used = new Map(ids.map((id) => [id, { all: { cpu: 0, memory: 0 }, foreign: { cpu: 0, memory: 0 } }]));
-  const placed: Array<string | undefined> = [];
-  const fits = (id: string, origin: string, need: { cpu: number; memory: number }): boolean => {
-    const spec = inst.clusters.find((c) => c.id === id);
-    const u = used.get(id);
-    if (spec === undefined || u === undefined) return false;
-    if (u.all.cpu + need.cpu > spec.free.cpu || u.all.memory + need.memory > spec.free.memory) return false;
-    if (origin === id) return true;
-    return u.foreign.cpu + need.cpu <= (spec.free.cpu * spec.scalePercent) / 100 && u.foreign.memory + need.memory <= (spec.free.memory * spec.scalePercent) / 100;
-  };
-  const score = (): number => inst.jobs.filter((_, ji) => items.every((it, k) => it.ji !== ji || placed[k] !== undefined)).length;
-  const visit = (k: number): void => {
-    if (k === items.length) { top = Math.max(top, score()); return; }
-    const it = items[k];
-    if (it === undefined) return;
-    placed[k] = undefined;
-    visit(k + 1);
-    for (const id of ids) {
-      if (!fits(id, it.origin, it.need)) continue;
-      const u = used.get(id);
-      if (u === undefined) continue;
-      u.all = { cpu: u.all.cpu + it.need.cpu, memory: u.all.memory + it.need.memory };
-      if (id !== it.origin) u.foreign = { cpu: u.foreign.cpu + it.need.cpu, memory: u.foreign.memory + it.need.memory };
-      placed[k] = id;
-      visit(k + 1);
-      placed[k] = undefined;
-      u.all = { cpu: u.all.cpu - it.need.cpu, memory: u.all.memory - it.need.memory };
-      if (id !== it.origin) u.foreign = { cpu: u.foreign.cpu - it.need.cpu, memory: u.foreign.memory - it.need.memory };
-    }
-  };
-  visit(0);
-  return top;
+/** Groups of jobs submitted at the same moment; each group once the previous one has settled. */
+function arrivals(jobs: readonly Job[], arrival: Arrival): Job[][] {
+  if (arrival === 'together') return [[...jobs]];
+  if (arrival === 'one-by-one') return jobs.map((j) => [j]);
+  const groups: Job[][] = [];
+  for (let i = 0; i < jobs.length; i += 3) groups.push(jobs.slice(i, i + 3));
+  return groups;
 }
 
-function auction(inst: Instance, mode: 'open' | 'sealed', seed: number, timers?: Partial<Timers>): number {
-  const fed = new SimFederation(inst.clusters, { seed, mode, ...(timers === undefined ? {} : { timers }) });
+const SETTLE_MS = 10_000;
+
+function placed(fed: SimFederation, origin: string, app: string): boolean {
+  return fed.outcomes().get(`${origin}/${app}`)?.[0]?.type === 'placed';
+}
+
+interface Run { readonly mode: 'open' | 'sealed'; readonly seed: number; readonly arrival: Arrival; readonly retries: Retries; readonly timers?: Partial<Timers> }
+
+/** One retry round: every origin's failed jobs under a new app id, one at a time per origin (origins side by side) or all at once. */
+function retryRound(fed: SimFederation, failed: readonly Job[], round: { readonly n: number; readonly retries: Retries }, latest: Map<string, string>): void {
+  const queues = new Map<string, Job[]>();
+  for (const j of failed) queues.set(j.origin, [...(queues.get(j.origin) ?? []), j]);
+  const resubmit = (j: Job): void => {
+    const app = `${j.app}.r${String(round.n)}`;
+    latest.set(j.app, app);
+    fed.submit({ ...j, app });
+  };
+  while ([...queues.values()].some((q) => q.length > 0)) {
+    for (const q of queues.values()) q.splice(0, round.retries === 'serial' ? 1 : q.length).forEach(resubmit);
+    fed.run(fed.now + SETTLE_MS);
+  }
+}
+
+/** The auction's result: jobs placed at the first try, and after retry rounds (while one places something). */
+function auction(inst: Instance, run: Run): { first: number; retried: number } {
+  const fed = new SimFederation(inst.clusters, { seed: run.seed, mode: run.mode, ...(run.timers === undefined ? {} : { timers: run.timers }) });
   fed.start();
   fed.run(10);
-  for (const j of inst.jobs) fed.submit(j);
-  fed.run(10_000);
-  return [...fed.outcomes().values()].filter((events) => events[0]?.type === 'placed').length;
+  for (const group of arrivals(inst.jobs, run.arrival)) {
+    for (const j of group) fed.submit(j);
+    fed.run(fed.now + SETTLE_MS);
+  }
+  const latest = new Map(inst.jobs.map((j) => [j.app, j.app]));
+  const done = (j: Job): boolean => placed(fed, j.origin, latest.get(j.app) ?? j.app);
+  const first = inst.jobs.filter(done).length;
+  for (let round = 1; round <= 3; round += 1) {
+    const before = inst.jobs.filter(done).length;
+    retryRound(fed, inst.jobs.filter((j) => !done(j)), { n: round, retries: run.retries }, latest);
+    if (inst.jobs.filter(done).length === before) break;
+  }
+  return { first, retried: inst.jobs.filter(done).length };
 }
 
-export interface Quality { mode: 'open' | 'sealed'; instances: number; placed: number; best: number; optimal: number }
+export interface Quality { scenario: Scenario; retries: Retries; mode: 'open' | 'sealed'; instances: number; placed: number; retried: number; best: number; optimal: number }
 
 /** `timers`: the agents' timers other than the defaults (the benchmark's BENCH_TIMERS). */
-export function placementQuality(count: number, timers?: Partial<Timers>): Quality[] {
+export function placementQuality(count: number, timers?: Partial<Timers>, scenario: Scenario = BASE, retries: Retries = 'serial'): Quality[] {
+  const cases = Array.from({ length: count }, (_, i) => {
+    const inst = instance(scenario, i + 1);
+    return { seed: i + 1, inst, best: optimum(inst.clusters, inst.jobs) };
+  });
   return (['open', 'sealed'] as const).map((mode) => {
-    let placed = 0;
+    let first = 0;
+    let retried = 0;
     let top = 0;
     let optimal = 0;
-    for (let s = 1; s <= count; s += 1) {
-      const inst = instance(s);
-      const b = best(inst);
-      const a = auction(inst, mode, s, timers);
-      placed += a;
-      top += b;
-      if (a >= b) optimal += 1;
+    for (const { seed, inst, best } of cases) {
+      const a = auction(inst, { mode, seed, arrival: scenario.arrival, retries, ...(timers === undefined ? {} : { timers }) });
+      first += a.first;
+      retried += a.retried;
+      top += best;
+      if (a.retried >= best) optimal += 1;
     }
-    return { mode, instances: count, placed, best: top, optimal };
+    return { scenario, retries, mode, instances: count, placed: first, retried, best: top, optimal };
   });
 }
 
 /** One line of figures for a mode, as bench:drone and bench:drone-quality print it. */
 export function qualityLine(q: Quality): string {
-  return `placement quality (${q.mode}, ${String(q.instances)} instances of 3 clusters and 4 jobs): jobs placed ${String(q.placed)} of best ${String(q.best)} (×${(q.placed / q.best).toFixed(3)}), optimal in ${(100 * q.optimal / q.instances).toFixed(0)}% of instances`;
+  const s = q.scenario;
+  const ratio = (n: number): string => (n / q.best).toFixed(3);
+  return `placement quality (${q.mode}, ${String(q.instances)} instances of ${String(s.clusters)} clusters and ${String(s.jobs)} jobs, ${s.mix}, ${s.arrival}): best ${String(q.best)} jobs; placed ${String(q.placed)} at the first try (×${ratio(q.placed)}), ${String(q.retried)} after ${q.retries} retries (×${ratio(q.retried)}), optimal in ${(100 * q.optimal / q.instances).toFixed(0)}% of instances`;
 }
+
+export const SCENARIOS: readonly Scenario[] = [
+  BASE,
+  { clusters: 3, jobs: 4, mix: 'one-large', arrival: 'together' },
+  { clusters: 3, jobs: 6, mix: 'small', arrival: 'bursts' },
+  { clusters: 5, jobs: 5, mix: 'small', arrival: 'together' },
+  { clusters: 5, jobs: 5, mix: 'one-large', arrival: 'bursts' },
+  { clusters: 5, jobs: 6, mix: 'small', arrival: 'one-by-one' },
+  { clusters: 10, jobs: 6, mix: 'small', arrival: 'together' },
+  { clusters: 10, jobs: 6, mix: 'one-large', arrival: 'bursts' },
+];
 
 // `npm run bench:drone-quality`: the quality alone, with the agents' default timers
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  for (const q of placementQuality(200)) console.log(qualityLine(q));
+  const { values } = parseArgs({ options: { instances: { type: 'string', default: '200' }, retries: { type: 'string', default: 'serial' } } });
+  const retries: Retries = values.retries === 'together' ? 'together' : 'serial';
+  const total = { open: { placed: 0, retried: 0, best: 0 }, sealed: { placed: 0, retried: 0, best: 0 } };
+  for (const scenario of SCENARIOS) {
+    for (const q of placementQuality(Number(values.instances), undefined, scenario, retries)) {
+      console.log(qualityLine(q));
+      total[q.mode].placed += q.placed;
+      total[q.mode].retried += q.retried;
+      total[q.mode].best += q.best;
+    }
+  }
+  for (const [mode, t] of Object.entries(total)) console.log(`all mixes, ${mode}: first try ×${(t.placed / t.best).toFixed(3)}, after ${retries} retries ×${(t.retried / t.best).toFixed(3)}`);
 }

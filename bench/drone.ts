@@ -13,7 +13,11 @@
 // BENCH_SIGNATURES=1, BENCH_TREE=0 (flooding), BENCH_FANOUT (providers called per round; 0: all,
 // the thesis's broadcast), BENCH_TIMERS (JSON), BENCH_IN_PROCESS=0 (agent and relay reach their own
 // broker over TCP) and BENCH_MULTICAST=0 (a message per recipient) vary the setup. BENCH_CPU_PROF=<dir>: a CPU
-// profile of each child process (node --cpu-prof), written when it ends.
+// profile of each child process (node --cpu-prof), written when it ends. BENCH_BUNDLE=1: the child
+// processes run the esbuild bundle of bench/drone-worker.ts (`npm run build:bench-drone`, built as
+// the image's bundle is), not TypeScript under tsx; BENCH_NODE_FLAGS: their node flags, variants
+// separated by '|' ('' for none), each row with child processes run once per variant, side by side
+// (`npm run bench:drone-bundle`: none, and the Dockerfile's NODE_FLAGS).
 import { fork } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -44,6 +48,8 @@ const IN_PROCESS = process.env.BENCH_IN_PROCESS !== '0';
 const MULTICAST = process.env.BENCH_MULTICAST !== '0';
 /** Agent timers, JSON, e.g. {"batchMs":0}. */
 const TIMERS = process.env.BENCH_TIMERS === undefined ? undefined : (JSON.parse(process.env.BENCH_TIMERS) as Partial<Timers>);
+const BUNDLE = process.env.BENCH_BUNDLE === '1';
+const FLAG_VARIANTS = (process.env.BENCH_NODE_FLAGS ?? '').split('|').map((v) => v.split(/\s+/).filter((f) => f !== ''));
 const THESIS_MS: Readonly<Record<number, number>> = { 3: 4.5, 15: 60 };
 
 type Topology = 'one broker' | 'line' | 'random';
@@ -93,7 +99,7 @@ async function brokerHop(): Promise<number> {
   return percentile(times, 50);
 }
 
-interface Row { n: number; topology: Topology; mode: 'open' | 'sealed'; processes: number; load: number; jobs: number; failed: number; reasons: string[]; agreeP50: number; agreeP99: number; placeP50: number; placeP99: number; msgsPerJob: number; relayedPerJob: number; cpuMsPerJob: number; kindsPerJob: Record<string, number> }
+interface Row { n: number; topology: Topology; mode: 'open' | 'sealed'; processes: number; flags: string[]; rssMb: number; load: number; jobs: number; failed: number; reasons: string[]; agreeP50: number; agreeP99: number; placeP50: number; placeP99: number; msgsPerJob: number; relayedPerJob: number; cpuMsPerJob: number; kindsPerJob: Record<string, number> }
 
 /** What bench/drone.ts needs of a group, whether it runs here or in a child process. */
 interface Group {
@@ -111,9 +117,10 @@ function local(spec: GroupSpec): Group {
 }
 
 /** A group in a child process (bench/drone-worker.ts), called over IPC. */
-function remote(spec: GroupSpec): Group {
+function remote(spec: GroupSpec, flags: readonly string[]): Group {
   const profile = process.env.BENCH_CPU_PROF === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF];
-  const child = fork(fileURLToPath(new URL('./drone-worker.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx', ...profile], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const worker = BUNDLE ? new URL('../dist/bench/drone-worker.js', import.meta.url) : new URL('./drone-worker.ts', import.meta.url);
+  const child = fork(fileURLToPath(worker), [], { execArgv: [...(BUNDLE ? [] : ['--import', 'tsx']), ...flags, ...profile], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   let next = 0;
   child.on('message', (m: { id: number; result?: unknown; error?: string }) => {
@@ -148,16 +155,17 @@ async function total(groups: readonly Group[]): Promise<Counts> {
   const all = await Promise.all(groups.map((g) => g.counts()));
   const kinds: Record<string, number> = {};
   for (const c of all) for (const [k, v] of Object.entries(c.kinds)) kinds[k] = (kinds[k] ?? 0) + v;
-  return all.reduce((s, c) => ({ msgs: s.msgs + c.msgs, relayed: s.relayed + c.relayed, cpuMs: s.cpuMs + c.cpuMs, kinds }), { msgs: 0, relayed: 0, cpuMs: 0, kinds });
+  return all.reduce((s, c) => ({ msgs: s.msgs + c.msgs, relayed: s.relayed + c.relayed, cpuMs: s.cpuMs + c.cpuMs, rssMb: s.rssMb + c.rssMb, kinds }), { msgs: 0, relayed: 0, cpuMs: 0, rssMb: 0, kinds });
 }
 
-async function measure(n: number, topology: Topology, mode: 'open' | 'sealed', processes: number): Promise<Row> {
+async function measure([n, topology, mode, processes, variant]: Plan): Promise<Row> {
+  const flags = processes <= 1 ? [] : FLAG_VARIANTS[variant] ?? [];
   const ids = Array.from({ length: n }, (_, i) => `c${i}`);
   const relays = topology !== 'one broker';
   // Round-robin, so that the origin's neighbours and the clusters along every path spread over the processes.
   const count = relays ? Math.max(1, Math.min(processes, n)) : 1;
   const specs: GroupSpec[] = Array.from({ length: count }, (_, g) => ({ ids, hosted: ids.filter((_, i) => i % count === g), edges: edges(n, topology, n), mode, relays, maxHops: n, ...(QOS === undefined ? {} : { qos: QOS }), signatures: SIGNATURES, tree: TREE, ...(FANOUT === undefined ? {} : { fanout: FANOUT }), ...(TIMERS === undefined ? {} : { timers: TIMERS }), inProcess: IN_PROCESS, ...(MULTICAST ? {} : { multicast: false }) }));
-  const groups = specs.map((spec) => (processes <= 1 ? local(spec) : remote(spec)));
+  const groups = specs.map((spec) => (processes <= 1 ? local(spec) : remote(spec, flags)));
   try {
     const urls: Record<string, string> = {};
     for (const part of await Promise.all(groups.map((g) => g.startBrokers()))) Object.assign(urls, part);
@@ -168,7 +176,7 @@ async function measure(n: number, topology: Topology, mode: 'open' | 'sealed', p
     const r = await (groups[0] as Group).run(JOBS, SECONDS);
     const after = await total(groups);
     return {
-      n, topology, mode, processes: processes <= 1 ? 1 : groups.length, load, jobs: r.jobs, failed: r.failed, reasons: r.reasons,
+      n, topology, mode, processes: processes <= 1 ? 1 : groups.length, flags, rssMb: after.rssMb, load, jobs: r.jobs, failed: r.failed, reasons: r.reasons,
       agreeP50: percentile(r.agree, 50), agreeP99: percentile(r.agree, 99), placeP50: percentile(r.place, 50), placeP99: percentile(r.place, 99),
       msgsPerJob: (after.msgs - before.msgs) / Math.max(1, r.jobs), relayedPerJob: (after.relayed - before.relayed) / Math.max(1, r.jobs),
       cpuMsPerJob: (after.cpuMs - before.cpuMs) / Math.max(1, r.jobs),
@@ -189,26 +197,31 @@ function perJob(before: Readonly<Record<string, number>>, after: Readonly<Record
   return out;
 }
 
-type Plan = [number, Topology, 'open' | 'sealed', number];
+/** size, topology, mode, processes, index in FLAG_VARIANTS */
+type Plan = [number, Topology, 'open' | 'sealed', number, number];
 
 function line(row: Row, hop: number): string {
   const thesis = THESIS_MS[row.n];
   const vsThesis = thesis === undefined ? '' : `  vs thesis ${thesis} ms: ×${(row.agreeP50 / thesis).toFixed(2)}`;
-  return `${String(row.n).padStart(3)} clusters ${row.topology.padEnd(10)} ${row.mode.padEnd(6)} ${row.processes} proc  load ${row.load.toFixed(1)}  jobs ${String(row.jobs).padStart(3)} (failed ${row.failed})  agreement p50 ${row.agreeP50.toFixed(2)} ms p99 ${row.agreeP99.toFixed(2)} ms  placed p50 ${row.placeP50.toFixed(2)} ms p99 ${row.placeP99.toFixed(2)} ms  `
-    + `msgs/job ${row.msgsPerJob.toFixed(1)} relayed/job ${row.relayedPerJob.toFixed(1)}  cpu/job ${row.cpuMsPerJob.toFixed(1)} ms  agreement/hop ×${(row.agreeP50 / hop).toFixed(1)}${vsThesis}`
+  const flags = row.processes <= 1 ? '' : ` [${BUNDLE ? 'bundle' : 'tsx'}${row.flags.length === 0 ? '' : ` ${row.flags.join(' ')}`}]`;
+  return `${String(row.n).padStart(3)} clusters ${row.topology.padEnd(10)} ${row.mode.padEnd(6)} ${row.processes} proc${flags}  load ${row.load.toFixed(1)}  jobs ${String(row.jobs).padStart(3)} (failed ${row.failed})  agreement p50 ${row.agreeP50.toFixed(2)} ms p99 ${row.agreeP99.toFixed(2)} ms  placed p50 ${row.placeP50.toFixed(2)} ms p99 ${row.placeP99.toFixed(2)} ms  `
+    + `msgs/job ${row.msgsPerJob.toFixed(1)} relayed/job ${row.relayedPerJob.toFixed(1)}  cpu/job ${row.cpuMsPerJob.toFixed(1)} ms  rss ${row.rssMb.toFixed(0)} MB  agreement/hop ×${(row.agreeP50 / hop).toFixed(1)}${vsThesis}`
     + `  (${Object.entries(row.kindsPerJob).map(([k, v]) => `${k} ${v}`).join(', ')})`
     + (row.reasons.length === 0 ? '' : `  failures: ${row.reasons.join(' | ')}`);
 }
 
 function plan(): Plan[] {
-  const all: Plan[] = [
+  type Shape = [number, Topology, 'open' | 'sealed', number];
+  const all: Shape[] = [
     [3, 'one broker', 'open', 1], [3, 'one broker', 'sealed', 1], [3, 'line', 'open', PROCESSES],
-    ...SIZES.flatMap((n): Plan[] => [
+    ...SIZES.flatMap((n): Shape[] => [
       [n, 'line', 'open', PROCESSES], [n, 'line', 'sealed', PROCESSES], [n, 'random', 'open', PROCESSES], [n, 'random', 'sealed', PROCESSES],
-      ...(BASELINE_SIZES.includes(n) && PROCESSES > 1 ? [[n, 'line', 'open', 1], [n, 'line', 'sealed', 1], [n, 'random', 'open', 1], [n, 'random', 'sealed', 1]] as Plan[] : []),
+      ...(BASELINE_SIZES.includes(n) && PROCESSES > 1 ? [[n, 'line', 'open', 1], [n, 'line', 'sealed', 1], [n, 'random', 'open', 1], [n, 'random', 'sealed', 1]] as Shape[] : []),
     ]),
   ];
-  const rows = all.filter((row, i) => all.findIndex((r) => r.join() === row.join()) === i);
+  const unique = all.filter((row, i) => all.findIndex((r) => r.join() === row.join()) === i);
+  // each row with child processes once per flags variant, one after the other
+  const rows = unique.flatMap((row): Plan[] => (row[3] <= 1 ? [[...row, 0]] : FLAG_VARIANTS.map((_, v): Plan => [...row, v])));
   if (ROWS === undefined) return rows;
   return rows.filter(([n, topology, mode, procs]) => ROWS.some((r) => {
     const [rn, rt, rm, rp] = r.split(':');
@@ -221,9 +234,10 @@ async function main(): Promise<void> {
   const hop = await brokerHop();
   console.log(`baseline: one publish→deliver hop on aedes (loopback) p50 ${hop.toFixed(3)} ms`);
   const rows: Row[] = [];
-  for (const [n, topology, mode, processes] of plan()) {
+  for (const p of plan()) {
+    const [n, topology, mode, processes] = p;
     try {
-      const row = await measure(n, topology, mode, processes);
+      const row = await measure(p);
       rows.push(row);
       console.log(line(row, hop));
     } catch (err) {

@@ -3,8 +3,9 @@
 // after another, to `b`. Per request: created → PENDING (the agreement, written) → RUNNING (both
 // components LAUNCHED: Deployments available on b's KWOK nodes, Services and EndpointSlice on a).
 // Baseline in the same run: a plain Deployment created on b → available (Kubernetes alone).
-// b's KWOK node takes 1,000 pods: at a kubelet's 110, b's slice (half of it offered) runs out of
-// pods at the 28th app and the later ones fail with no cluster to host them (slices count pods).
+// b's KWOK node is sized for the run (slices count pods, and half of b is offered): at least 64
+// cpu and 1,000 pods, and twice what the apps request; at a kubelet's 110 pods b's slice would run
+// out at the 28th app and the later ones would fail with no cluster to host them.
 // Usage: npm run bench:offload -- [--requests 100] [--baseline 20]
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +19,9 @@ import type { DroneFederatedDeployment } from '../controller/offload/workload.ts
 const { values } = parseArgs({ options: { requests: { type: 'string', default: '100' }, baseline: { type: 'string', default: '20' } } });
 const REQUESTS = Number(values.requests);
 const BASELINE = Number(values.baseline);
+// each app: 2 components of 100m and 64Mi, 1 pod each; b offers half of its node
+const HOST_CPU = String(Math.max(64, Math.ceil(REQUESTS * 0.2 * 2) + 8));
+const HOST_PODS = String(Math.max(1_000, REQUESTS * 4 + BASELINE + 100));
 
 /** Just enough of ava's context for the federation helpers: teardowns run at the end. */
 function benchContext(): { t: ExecutionContext; done: () => Promise<void> } {
@@ -78,7 +82,7 @@ let members: Member[] = [];
 try {
   // the tests' fast timers, but the default lease: a loaded host must not look lost
   const lease = ['--drone-lease-seconds', '60'];
-  const [a, b] = await startFederation(t, [{ id: 'a', cpu: '500m', memory: '512Mi', args: lease }, { id: 'b', cpu: '64', memory: '256Gi', pods: '1000', args: lease }]);
+  const [a, b] = await startFederation(t, [{ id: 'a', cpu: '500m', memory: '512Mi', args: lease }, { id: 'b', cpu: HOST_CPU, memory: '256Gi', pods: HOST_PODS, args: lease }]);
   if (a === undefined || b === undefined) throw new Error('no federation');
   members = [a, b];
   await waitFor('a to hear b', () => (a.controller.controller.offloader?.federation.agent.providers().includes('b') === true ? true : undefined), { timeoutMs: 30_000 });
@@ -106,7 +110,7 @@ try {
     const phases = [...(times ?? new Map<string, number>())].map(([phase, at]) => `${phase} +${(at - start).toFixed(0)}`).join(', ');
     console.error(`${name}: ${phases} ms`);
   }
-  console.log(`offloading: ${REQUESTS} two-component apps, a (500m) → b (64 cpu KWOK), one at a time`);
+  console.log(`offloading: ${REQUESTS} two-component apps, a (500m) → b (${HOST_CPU} cpu KWOK), one at a time`);
   console.log(row('created → PENDING (agreement)', agreement));
   console.log(row('PENDING → RUNNING (Kubernetes)', kubernetes));
   console.log(row('created → RUNNING (end to end)', total));

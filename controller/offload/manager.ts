@@ -84,6 +84,7 @@ export class Offloader {
       ...(settings.dronePublicAddress === undefined ? {} : { publicAddress: settings.dronePublicAddress }),
       leaseSeconds: settings.droneLeaseSeconds, releaseTimeoutSeconds: settings.droneReleaseTimeoutSeconds, retrySeconds: settings.droneRetrySeconds, logger,
       settled: () => this.federation.settled(),
+      wake: (key) => { this.originRunner.queue.add(key); },
     });
     this.host = new HostSide({
       api, agent, cluster: settings.droneCluster, requests: this.hostRequests, deployments: this.workloads, services: this.services, nodes: deps.nodes,

@@ -14,6 +14,7 @@ import type { DroneAgent } from '../drone/agent.ts';
 import type { HostStatusMessage } from '../drone/messages/index.ts';
 import { OriginHosts } from './origin-hosts.ts';
 import { OriginObjects } from './origin-objects.ts';
+import { RetryTurns } from './retry-turns.ts';
 import type { ReconcileResult } from '../runner.ts';
 import type { OffloadApi } from './kube.ts';
 import { applyDecision, capped, deploymentOfApp, readyCondition, type Refusal, leasesFor, observe, returnLost, startAuction, statusChanged, unplaced, type Decision, type Status } from './origin-plan.ts';
@@ -43,6 +44,8 @@ export interface OriginSideDeps {
   readonly logger: Logger;
   /** Whether the agent has had time to hear its neighbours' slice adverts since it started. */
   readonly settled?: () => boolean;
+  /** Reconciles a deployment again (its turn to be re-auctioned came). */
+  readonly wake?: (key: string) => void;
 }
 
 export class OriginSide {
@@ -61,9 +64,12 @@ export class OriginSide {
   private readonly sentLeases = new Map<string, string>();
   /** What each component runs as: its Deployment and Service here, or its OffloadRequest and a Service for it. */
   private readonly objects: OriginObjects;
+  /** Failed deployments are re-auctioned one at a time (retry-turns.ts). */
+  private readonly turns: RetryTurns;
 
   constructor(deps: OriginSideDeps) {
     this.deps = deps;
+    this.turns = new RetryTurns(Math.max(30_000, 2 * deps.retrySeconds * 1000));
     this.hosts = new OriginHosts(deps);
     this.objects = new OriginObjects(deps, (component) => { this.hosts.heardFrom(component); });
   }
@@ -87,6 +93,7 @@ export class OriginSide {
     if (owner === undefined) return undefined;
     if (event.type === 'acknowledged') return this.onAck(event);
     this.decisions.set(event.app, event);
+    for (const waiting of this.turns.decided(event.app)) this.deps.wake?.(waiting);
     return `${owner.namespace}/${owner.name}`;
   }
 
@@ -180,12 +187,14 @@ export class OriginSide {
     const waited = Date.now() - (this.failedAt.get(key) ?? 0);
     // a refusal learned since: try again at once without the refusing host
     const learned = this.refusedSince.delete(key);
-    if (learned || status.observedGeneration !== dfd.metadata.generation || waited >= this.deps.retrySeconds * 1000) {
+    const due = waited >= this.deps.retrySeconds * 1000;
+    if (learned || status.observedGeneration !== dfd.metadata.generation || (due && this.turns.take(key, Date.now()))) {
       this.failedAt.delete(key);
       return this.auction(dfd, status, log);
     }
     await this.write(dfd, status);
-    return { requeueAfterMs: this.deps.retrySeconds * 1000 - waited };
+    // due, but another failed deployment is being re-auctioned: woken when its turn comes
+    return { requeueAfterMs: due ? this.turns.turnMs : this.deps.retrySeconds * 1000 - waited };
   }
 
   /** Writes SCHEDULING with a new app id first, then submits: a crash in between re-auctions under a newer id. */
@@ -200,6 +209,7 @@ export class OriginSide {
     const app = next.app ?? '';
     const excluded = this.hosts.excludedFrom(objectKey(dfd));
     this.submittedFor.set(app, new Set(unplaced(next)));
+    this.turns.started(objectKey(dfd), app);
     log.info({ app, components: unplaced(next), excluded }, 'put to auction');
     this.deps.agent.submit(jobOf(dfd, { origin: this.deps.cluster, app, components: unplaced(next), excluded }));
     return {};
@@ -261,6 +271,7 @@ export class OriginSide {
   }
 
   private forget(key: string): void {
+    for (const waiting of this.turns.forget(key)) this.deps.wake?.(waiting);
     this.objects.forget(key);
     this.delAcks.delete(key);
     this.hosts.forget(key);
