@@ -10,6 +10,7 @@ import { isoTime } from '../../../shared/time.ts';
 import type { StatusReporter } from '../driver.ts';
 import { DeviceAbsentError } from '../device-errors.ts';
 import { Lwm2mEndpoint } from './endpoint.ts';
+import { Liveness } from './liveness.ts';
 import type { Session } from './exchange.ts';
 import { Observations } from './observe.ts';
 import { Registry, type Registration, type RegistrationEvent } from './registry.ts';
@@ -28,6 +29,7 @@ export function registrationStatus(r: Registration): Lwm2mRegistration {
 export class Lwm2mServer {
   readonly registry = new Registry();
   readonly observations: Observations;
+  readonly liveness: Liveness;
   private endpoint: Lwm2mEndpoint | undefined;
   private live: (Session & { readonly end: AbortController }) | undefined;
   private readonly plan: Lwm2mPlan;
@@ -41,7 +43,9 @@ export class Lwm2mServer {
     this.plan = plan;
     this.logger = logger;
     this.report = report;
-    this.observations = new Observations(logger);
+    this.observations = new Observations(logger, plan.observeIntervalSec * 1000);
+    this.liveness = new Liveness(plan.pingIntervalSec, logger);
+    this.liveness.start(() => this.live);
     this.registry.onChange((event, registration) => { this.changed(event, registration); });
   }
 
@@ -55,6 +59,7 @@ export class Lwm2mServer {
 
   async stop(): Promise<void> {
     this.stopping.abort();
+    this.liveness.stop();
     this.record(undefined);
     this.observations.stop();
     this.live?.end.abort(new DeviceAbsentError('deviceShifu is stopping'));
@@ -119,6 +124,7 @@ export class Lwm2mServer {
 
   private changed(event: RegistrationEvent, registration: Registration): void {
     this.record(this.registry.registration);
+    if (event === 'updated' || event === 'registered') this.liveness.heard();
     if (event === 'updated') {
       this.observations.alive();
       return;
