@@ -11,6 +11,8 @@ import { parseConfig } from '../../deviceshifu/config/parse.ts';
 import { listen } from '../../deviceshifu/mockdevice/http-device.ts';
 import type { Assignment } from '../../deviceshifu/host/assignment.ts';
 import { NodeHost, type DeviceFeed } from '../../deviceshifu/host/host.ts';
+import { DeviceShifu } from '../../deviceshifu/device-shifu.ts';
+import { createSocket } from 'node:dgram';
 import { freePorts } from '../support/controlplane/ports.ts';
 import { waitFor } from '../support/wait.ts';
 import { mockDevice, scriptedDevice } from './support/mocks.ts';
@@ -215,4 +217,25 @@ test('a device whose port is taken is hosted once the port frees up, and the oth
   await squatter.close();
   await waitFor('b to be hosted', () => host.get('b', 'devices')?.gateway);
   t.is((await fetch(url(pTaken, '/read_value'))).status, 200);
+});
+
+test('a device stopped while its driver is still starting leaves nothing running: its LwM2M port is free at once', async (t) => {
+  const [port] = await freePorts(1) as [number];
+  for (let round = 0; round < 5; round += 1) {
+    const gateway = new DeviceShifu({
+      port, bindAddress: '127.0.0.1', bodyLimitBytes: 1 << 20, readyWindowMs: 30_000, probeIntervalMs: 60_000, statusIntervalMs: 0,
+      driver: { controlMsgsTimeoutMs: 60_000, bindAddress: '127.0.0.1', lwm2mListenPort: port }, logger: createLogger('test', { level: 'silent' }),
+      secrets: () => Promise.resolve({}), services: () => Promise.resolve(undefined),
+    });
+    // as a feed does when its attempt fails: the update is under way, not awaited, when stop comes
+    void gateway.update({ config: parseConfig(lwm2mInstructions()), device: { name: 'meter', namespace: 'devices', spec: lwm2mSpec('meter') } });
+    await gateway.stop();
+    // whatever was under way has landed by the time a later update resolves (updates run in order)
+    await gateway.update({});
+    t.is(gateway.currentDriver(), undefined, `round ${String(round)}: no driver after stop`);
+    const probe = createSocket('udp4');
+    await new Promise<void>((resolve, reject) => { probe.once('error', reject); probe.bind(port, '127.0.0.1', resolve); });
+    await new Promise<void>((resolve) => { probe.close(resolve); });
+  }
+  t.pass('the UDP port was free after every stop');
 });

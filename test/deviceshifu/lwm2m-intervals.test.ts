@@ -9,6 +9,7 @@ import { startLwm2mDevice } from '../../deviceshifu/mockdevice/lwm2m-device.ts';
 import { freePort } from '../support/controlplane/ports.ts';
 import { waitFor } from '../support/wait.ts';
 import { buildDriver, type BuiltDriver } from './support/drivers.ts';
+import { startGateway } from './support/device-shifu.ts';
 import { ENDPOINT, lwm2mClient, lwm2mInstructions } from './support/lwm2m.ts';
 
 async function driverWith(t: ExecutionContext, settings: { pingIntervalSec?: number; observeIntervalSec?: number }): Promise<{ built: BuiltDriver; port: number }> {
@@ -49,6 +50,24 @@ test('pingIntervalSec: a registered client that stops answering is marked unreac
   device.mute(false);
   await waitFor('reachable again', async () => ((await probeResult(built)) === 'ok' ? true : undefined));
   t.deepEqual(await built.call('units'), { status: 200, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'Cel' });
+});
+
+test('pingIntervalSec in a deviceShifu: the phase leaves Running while the client does not answer its checks, and comes back', async (t) => {
+  const port = await freePort();
+  const gateway = await startGateway(t, {
+    data: lwm2mInstructions(), argv: ['--lwm2m-listen-port', String(port), '--probe-interval-ms', '300'],
+    spec: { protocol: 'LwM2M', protocolSettings: { LwM2MSetting: { endpointName: ENDPOINT, pingIntervalSec: 1 } } },
+  });
+  const phase = (): string => gateway.running.gateway.currentPhase();
+  t.not(phase(), 'Running', 'not Running before the client registers');
+  const device = await lwm2mClient(t, port, { lifetimeSec: 60 });
+  await waitFor('Running once registered', () => (phase() === 'Running' ? true : undefined));
+  device.mute(true);
+  await waitFor('no longer Running', () => (phase() === 'Running' ? undefined : true));
+  t.is(phase(), 'Unknown', 'an unreachable device without telemetry is Unknown, as for every protocol');
+  t.true(gateway.logs.some((l) => l.includes('did not answer a liveness check')));
+  device.mute(false);
+  await waitFor('Running again', () => (phase() === 'Running' ? true : undefined));
 });
 
 test('observeIntervalSec: an observation the client has silently dropped is made again, and its values flow again', async (t) => {
