@@ -115,8 +115,12 @@ export class DeviceShifu {
     this.stopper.abort();
     this.statusWriter?.stop();
     this.telemetryStop?.abort();
+    // an update under way may be starting a driver (binding its port): let it finish, so the
+    // driver stopped here is the last one and none is left running after stop
+    await this.updates;
     this.driverStop?.abort();
     await this.driver?.stop();
+    this.driver = undefined;
     await this.pusher.stop();
     this.server?.closeAllConnections();
     await new Promise<void>((resolve) => { if (this.server === undefined) resolve(); else this.server.close(() => { resolve(); }); });
@@ -140,6 +144,7 @@ export class DeviceShifu {
   }
 
   private async apply(change: Update): Promise<void> {
+    if (this.stopper.signal.aborted) return;
     const config = change.config ?? this.config;
     const device = change.device === null ? undefined : (change.device ?? this.device);
     const rebuild = driverKey(device, config) !== driverKey(this.device, this.config);

@@ -81,7 +81,9 @@ export function hostDeployment(node: string, settings: BundleSettings): V1Deploy
           ...(settings.tolerations === undefined || settings.tolerations.length === 0 ? {} : { tolerations: settings.tolerations.map((t) => ({ ...t })) }),
           containers: [{
             name: 'deviceshifu-host', image: settings.image, args: ['deviceshifu-host'],
-            // each device's port is its Service's targetPort; ports need not be declared to be reached
+            // each device's port (TCP, and UDP for LwM2M) is its Service's targetPort. Ports need not
+            // be declared to be reached, and declaring them would change the Pod template, so a
+            // device coming or going would restart the host and every device on it
             ports: [{ name: 'admin', containerPort: HOST_ADMIN_PORT }],
             env,
             resources: { requests: { cpu: settings.cpuRequest, memory: settings.memoryRequest }, limits: { cpu: settings.cpuLimit, memory: settings.memoryLimit } },

@@ -2,10 +2,10 @@
 // targets the device's own port on it, and carries what the host needs (the ConfigMap's name, the
 // node) as annotations. Its rights go to the host's ServiceAccount while it is there: the same Role
 // in the device's namespace as a dedicated deviceShifu's, and reading its own ConfigMap by name.
-import type { V1Role, V1RoleBinding, V1Service } from '@kubernetes/client-node';
+import type { V1Role, V1RoleBinding, V1Service, V1ServicePort } from '@kubernetes/client-node';
 import { ANNOTATION_CONFIG_MAP, ANNOTATION_HOST_NODE, LABEL_HOST, hostId, hostObjectName } from '../../shared/node-host.ts';
 import { deviceShifuRole } from './access.ts';
-import type { DeviceInput, Placement } from './deployment.ts';
+import { LWM2M_PORT, type DeviceInput, type Placement } from './deployment.ts';
 import { hostSelector } from './host.ts';
 import { ANNOTATION_PLACED_AT, ANNOTATION_PLACEMENT_REASON, bundleLabels, bundleNames, type DeviceRef } from './names.ts';
 import type { ServiceType } from './service.ts';
@@ -53,6 +53,17 @@ export function configAccessRoleBinding(s: SharedDevice): V1RoleBinding {
   return binding(configAccessName(s.device), s.namespace, s);
 }
 
+/**
+ * HTTP on port 80, and for an LwM2M device CoAP on 5683/UDP, both to the device's one port on the
+ * host: the host's LwM2M server for the device listens on UDP at the number its HTTP side has on
+ * TCP (deviceshifu/host/host.ts), so devices never share or swap a UDP port.
+ */
+function sharedPorts(s: SharedDevice): V1ServicePort[] {
+  const ports: V1ServicePort[] = [{ name: 'http', port: 80, targetPort: s.port, protocol: 'TCP' }];
+  if (s.device.spec.protocol === 'LwM2M') ports.push({ name: 'coap', port: LWM2M_PORT, targetPort: s.port, protocol: 'UDP' });
+  return ports;
+}
+
 export function sharedDeviceService(s: SharedDevice): V1Service {
   const { device, placement } = s;
   return {
@@ -65,7 +76,7 @@ export function sharedDeviceService(s: SharedDevice): V1Service {
         [ANNOTATION_PLACED_AT]: placement.placedAt, [ANNOTATION_PLACEMENT_REASON]: placement.reason,
       },
     },
-    spec: { type: s.serviceType, selector: hostSelector(placement.node), ports: [{ name: 'http', port: 80, targetPort: s.port, protocol: 'TCP' }] },
+    spec: { type: s.serviceType, selector: hostSelector(placement.node), ports: sharedPorts(s) },
   };
 }
 

@@ -1,7 +1,8 @@
 // The host without Kubernetes (--devices-dir): one directory per device, `<dir>/<device>/port`
-// (the port to serve it on), `edgedevice.yaml` (its EdgeDevice manifest) and `config/` (its
-// ConfigMap, one file per key, as dedicated standalone mode reads it; watched for changes). The
-// set of devices is read once at start. For trying the host out and for the benchmark.
+// (the port to serve it on: HTTP on TCP, and an LwM2M device's server on UDP), `edgedevice.yaml`
+// (its EdgeDevice manifest) and `config/` (its ConfigMap, one file per key, as dedicated
+// standalone mode reads it; watched for changes). The set of devices is read once at start. For
+// trying the host out and for the benchmark.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EdgeshifuError } from '../../shared/errors.ts';

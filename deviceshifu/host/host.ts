@@ -1,6 +1,6 @@
 // The shared per-node host: one DeviceShifu gateway per assigned device, each on its own port with
 // its own /health, /ready, /metrics, driver, telemetry, probe and status writer (gateway.ts), all
-// in one process. `assign()` takes the whole assignment and converges on it: devices are started,
+// in one process; an LwM2M device's server listens on UDP at its port's number. `assign()` takes the whole assignment and converges on it: devices are started,
 // moved to a new port, or stopped, one device at a time and without touching the others.
 import { sleep } from '../../shared/backoff.ts';
 import type { Logger } from '../../shared/log.ts';
@@ -107,7 +107,9 @@ export class NodeHost {
     const o = this.options;
     return {
       port: assignment.port, bindAddress: o.bindAddress, bodyLimitBytes: o.bodyLimitBytes, readyWindowMs: o.readyWindowMs,
-      probeIntervalMs: o.probeIntervalMs, statusIntervalMs: o.statusIntervalMs, driver: { ...o.driver, bindAddress: o.bindAddress },
+      // an LwM2M device's server takes the same number on UDP: TCP and UDP ports are separate, so
+      // the port the device was given serves both and no second port is handed out or moved
+      probeIntervalMs: o.probeIntervalMs, statusIntervalMs: o.statusIntervalMs, driver: { ...o.driver, bindAddress: o.bindAddress, lwm2mListenPort: assignment.port },
       logger, ...feed.sources,
     };
   }

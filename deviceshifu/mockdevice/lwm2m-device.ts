@@ -2,7 +2,7 @@
 // keeps the registration alive with Updates (registering again when the server has forgotten it),
 // answers Read, Write, Execute and Observe on its objects (lwm2m-objects.ts), notifies observers
 // when the temperature changes, and deregisters when closed. Test hooks: mute (stop answering),
-// flood (a burst of notifications), deregister and register by hand.
+// flood (a burst of notifications), forget its observers, deregister and register by hand.
 import { createSocket, type Socket } from 'node:dgram';
 import { Agent, Server, type IncomingMessage, type OutgoingMessage } from 'coap';
 import { Lwm2mObjects } from './lwm2m-objects.ts';
@@ -37,6 +37,8 @@ export interface RunningLwm2mDevice extends RunningMock {
   flood(count: number): void;
   /** Stops answering the server's requests and sending Updates (a device gone quiet), or starts again. */
   mute(muted: boolean): void;
+  /** Drops every observer without a word, keeping the registration (a restart from saved state). */
+  forgetObservers(): void;
 }
 
 function locationOf(message: IncomingMessage): string | undefined {
@@ -150,6 +152,7 @@ export async function startLwm2mDevice(options: Lwm2mDeviceOptions): Promise<Run
       for (let i = 0; i < count; i += 1) { objects.setTemperature(20 + (i % 50) / 10); notify('/3303/0/5700'); }
     },
     mute(value) { muted = value; },
+    forgetObservers() { observers.clear(); },
     async close() {
       if (closed) return;
       closed = true;

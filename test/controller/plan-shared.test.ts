@@ -45,6 +45,17 @@ test('a shared device brings its Role, the host\'s bindings, a ConfigMap Role an
   t.is(plan.url, 'http://thermometer.deviceshifu.svc');
 });
 
+test('a shared LwM2M device\'s Service maps CoAP 5683/UDP to its own port on the host, the number its HTTP side has on TCP', (t) => {
+  const plan = planDevice(input(device({ protocol: 'LwM2M', protocolSettings: { LwM2MSetting: { endpointName: 'meter' } } })));
+  t.is(plan.view.scheduled.status, 'True');
+  t.regex(plan.view.scheduled.message, /shared host/, 'an LwM2M device may be shared');
+  const service = plan.bundle.at(-1) as V1Service;
+  t.deepEqual(service.spec?.ports, [{ name: 'http', port: 80, targetPort: 10_007, protocol: 'TCP' }, { name: 'coap', port: 5683, targetPort: 10_007, protocol: 'UDP' }]);
+  t.deepEqual(assignmentOf(service), { name: 'thermometer', namespace: 'devices', port: 10_007, configMap: 'cm' }, 'one assignment, one port number');
+  const records = serviceRecord(service, pool);
+  t.is(records.shared?.port, 10_007, 'the controller reads the same port back');
+});
+
 test('the device\'s annotation overrides the cluster default either way; TCP and MQTT with a Secret stay dedicated and say why', (t) => {
   t.is(modeOf(device(), 'dedicated').mode, 'dedicated');
   t.is(modeOf(device({}, { [ANNOTATION_MODE]: 'shared' }), 'dedicated').mode, 'shared');

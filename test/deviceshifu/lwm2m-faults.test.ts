@@ -2,10 +2,12 @@
 // a client flooding notifications, a client that deregisters mid-call or goes silent, and one
 // registering under the wrong endpoint name. Each is a clear error, nothing crashes, and the other
 // instructions keep working.
+import { createSocket } from 'node:dgram';
 import test from 'ava';
 import { waitFor } from '../support/wait.ts';
 import type { SubscriptionSink } from '../../deviceshifu/drivers/driver.ts';
 import { buildDriver } from './support/drivers.ts';
+import { startGateway } from './support/device-shifu.ts';
 import { freePort } from '../support/controlplane/ports.ts';
 import { ENDPOINT, call, errorOf, lwm2mClient, lwm2mGateway, lwm2mInstructions } from './support/lwm2m.ts';
 
@@ -126,4 +128,23 @@ test('a client flooding notifications reaches telemetry at most once per interva
   t.true(delivered < 3000 / 10, 'the flood was coalesced');
   t.deepEqual(errors, []);
   t.deepEqual((await built.call('units')).body, 'Cel');
+});
+
+test('a UDP port taken at start is a 503 saying so, and the server takes the port once it frees', async (t) => {
+  const port = await freePort();
+  const squatter = createSocket('udp4');
+  await new Promise<void>((resolve) => { squatter.bind(port, '127.0.0.1', resolve); });
+  t.teardown(() => { try { squatter.close(); } catch { /* closed by the test */ } });
+  const gateway = await startGateway(t, {
+    data: lwm2mInstructions(), argv: ['--lwm2m-listen-port', String(port)],
+    spec: { protocol: 'LwM2M', protocolSettings: { LwM2MSetting: { endpointName: ENDPOINT } } },
+  });
+  const taken = await call(gateway, 'temperature');
+  t.is(taken.status, 503);
+  t.regex(errorOf(taken), /not listening: its UDP port could not be bound/);
+  squatter.close();
+  await waitFor('the port bound', async () => (errorOf(await call(gateway, 'temperature')).includes(`listening on UDP port ${String(port)}`) || undefined), { timeoutMs: 60_000 });
+  await lwm2mClient(t, port);
+  t.deepEqual(await call(gateway, 'units'), { status: 200, body: 'Cel' });
+  t.true(gateway.logs.some((l) => l.includes('could not bind its UDP port') && l.includes('trying again')), 'the wait is logged');
 });

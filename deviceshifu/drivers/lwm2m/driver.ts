@@ -62,11 +62,18 @@ export function createLwm2mDriver(context: DriverContext): Driver {
       for (const target of targets.values()) if (!(target instanceof EdgeshifuError) && target.observe) server.observations.keep(target);
     },
     stop: () => server.stop(),
-    call: (instruction, request) => operate(server, targetOf(instruction), request),
-    // the registration is the device's own sign of life: registered and not expired is reachable
+    call: async (instruction, request) => {
+      const response = await operate(server, targetOf(instruction), request);
+      server.liveness.heard();
+      return response;
+    },
+    // the registration is the device's own sign of life: registered, not expired, and (with
+    // pingIntervalSec) answering its liveness checks is reachable
     probe: async (signal) => {
       signal.throwIfAborted();
       server.session();
+      const unreachable = server.liveness.unreachable;
+      if (unreachable !== undefined) throw new EdgeshifuError('unavailable', unreachable);
       await Promise.resolve();
     },
     subscribe(instruction, intervalMs, sink, signal) {

@@ -4,11 +4,13 @@
 // which other endpoint tried, if one did. A session ends with its registration, failing the
 // calls still in flight at once.
 import type { Lwm2mRegistration } from '../../../shared/crds/lwm2m-status.ts';
+import { Backoff, sleep } from '../../../shared/backoff.ts';
 import type { Logger } from '../../../shared/log.ts';
 import { isoTime } from '../../../shared/time.ts';
 import type { StatusReporter } from '../driver.ts';
 import { DeviceAbsentError } from '../device-errors.ts';
 import { Lwm2mEndpoint } from './endpoint.ts';
+import { Liveness } from './liveness.ts';
 import type { Session } from './exchange.ts';
 import { Observations } from './observe.ts';
 import { Registry, type Registration, type RegistrationEvent } from './registry.ts';
@@ -27,6 +29,7 @@ export function registrationStatus(r: Registration): Lwm2mRegistration {
 export class Lwm2mServer {
   readonly registry = new Registry();
   readonly observations: Observations;
+  readonly liveness: Liveness;
   private endpoint: Lwm2mEndpoint | undefined;
   private live: (Session & { readonly end: AbortController }) | undefined;
   private readonly plan: Lwm2mPlan;
@@ -34,28 +37,29 @@ export class Lwm2mServer {
   private readonly report: StatusReporter | undefined;
   /** What status.lwm2m holds now, as JSON: an Update that changes nothing writes nothing. */
   private reported = 'null';
+  private readonly stopping = new AbortController();
 
   constructor(plan: Lwm2mPlan, logger: Logger, report?: StatusReporter) {
     this.plan = plan;
     this.logger = logger;
     this.report = report;
-    this.observations = new Observations(logger);
+    this.observations = new Observations(logger, plan.observeIntervalSec * 1000);
+    this.liveness = new Liveness(plan.pingIntervalSec, logger);
+    this.liveness.start(() => this.live);
     this.registry.onChange((event, registration) => { this.changed(event, registration); });
   }
 
-  /** Binds the UDP port; a failure is logged and every call then says so (the driver must not throw at start). */
+  /**
+   * Binds the UDP port. The driver must not throw at start: a port taken is logged, calls say so
+   * (503), and the bind is tried again with backoff until it succeeds or the server stops.
+   */
   async start(bindAddress: string, port: number): Promise<void> {
-    try {
-      this.endpoint = await Lwm2mEndpoint.open({
-        bindAddress, port, expectedEndpoint: this.plan.endpointName, defaultLifetimeSec: this.plan.defaultLifetimeSec, registry: this.registry, logger: this.logger,
-      });
-      this.logger.info({ port: this.endpoint.port }, 'LwM2M server listening (CoAP over UDP)');
-    } catch (err) {
-      this.logger.error({ port, err: (err as Error).message }, 'LwM2M server could not bind its UDP port; calls answer 503');
-    }
+    if (!(await this.bind(bindAddress, port))) void this.rebind(bindAddress, port);
   }
 
   async stop(): Promise<void> {
+    this.stopping.abort();
+    this.liveness.stop();
     this.record(undefined);
     this.observations.stop();
     this.live?.end.abort(new DeviceAbsentError('deviceShifu is stopping'));
@@ -63,6 +67,34 @@ export class Lwm2mServer {
     this.registry.stop();
     await this.endpoint?.close();
     this.endpoint = undefined;
+  }
+
+  private async bind(bindAddress: string, port: number): Promise<boolean> {
+    try {
+      const endpoint = await Lwm2mEndpoint.open({
+        bindAddress, port, expectedEndpoint: this.plan.endpointName, defaultLifetimeSec: this.plan.defaultLifetimeSec, registry: this.registry, logger: this.logger,
+      });
+      if (this.stopping.signal.aborted) {
+        await endpoint.close();
+        return true;
+      }
+      this.endpoint = endpoint;
+      this.logger.info({ port: endpoint.port }, 'LwM2M server listening (CoAP over UDP)');
+      return true;
+    } catch (err) {
+      this.logger.error({ port, err: (err as Error).message }, 'LwM2M server could not bind its UDP port; calls answer 503 until it can (trying again)');
+      return false;
+    }
+  }
+
+  private async rebind(bindAddress: string, port: number): Promise<void> {
+    const backoff = new Backoff({ initialMs: 500, maxMs: 30_000 });
+    const signal = this.stopping.signal;
+    while (!signal.aborted) {
+      await sleep(backoff.next(), signal);
+      // a bind that lands after stop closes at once (bind)
+      if (await this.bind(bindAddress, port)) return;
+    }
   }
 
   get registered(): boolean {
@@ -92,6 +124,7 @@ export class Lwm2mServer {
 
   private changed(event: RegistrationEvent, registration: Registration): void {
     this.record(this.registry.registration);
+    if (event === 'updated' || event === 'registered') this.liveness.heard();
     if (event === 'updated') {
       this.observations.alive();
       return;

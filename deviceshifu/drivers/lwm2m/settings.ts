@@ -12,11 +12,18 @@ export interface Lwm2mPlan {
   readonly endpointName: string;
   /** Longest registration lifetime granted when the device asks for none (LwM2M default 86400 s; Shifu's lifeTimeSec default 247). */
   readonly defaultLifetimeSec: number;
-  /** Probe period: > 0 sends a CoAP ping (empty CON) this often; otherwise the registration alone shows the device alive. */
+  /** > 0: a registered client not heard from within this many seconds is checked, and marked unreachable if it does not answer (liveness.ts); otherwise the registration alone shows it alive. */
   readonly pingIntervalSec: number;
+  /** > 0: an observation that has brought no notification for this many seconds is made again (observe.ts); Shifu's default 30. */
+  readonly observeIntervalSec: number;
 }
 
 export const DTLS_REFUSAL = 'LwM2MSetting.securityMode DTLS is not supported: no maintained Node.js library serves DTLS with PSK (node-coap has none); use securityMode None on a trusted network';
+
+/** Shifu's interval settings, with its CRD's defaults (-1: no liveness checks; 30 s). */
+function intervals(s: { readonly pingIntervalSec?: number; readonly observeIntervalSec?: number }): Pick<Lwm2mPlan, 'pingIntervalSec' | 'observeIntervalSec'> {
+  return { pingIntervalSec: s.pingIntervalSec ?? -1, observeIntervalSec: s.observeIntervalSec ?? 30 };
+}
 
 export function lwm2mPlan(spec: EdgeDeviceSpec): Lwm2mPlan {
   const s = spec.protocolSettings?.LwM2MSetting;
@@ -28,5 +35,5 @@ export function lwm2mPlan(spec: EdgeDeviceSpec): Lwm2mPlan {
     throw new EdgeshifuError('invalid', 'LwM2MSetting: dtlsMode, cipherSuites, pskIdentity and pskKey describe DTLS, which is not supported: remove them (securityMode None)');
   }
   const lifetime = s.lifeTimeSec ?? 247;
-  return { endpointName, defaultLifetimeSec: lifetime > 0 ? lifetime : 247, pingIntervalSec: s.pingIntervalSec ?? -1 };
+  return { endpointName, defaultLifetimeSec: lifetime > 0 ? lifetime : 247, ...intervals(s) };
 }
