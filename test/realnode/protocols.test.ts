@@ -5,13 +5,11 @@
 // client's resource. Modbus RTU: serialport's native binding in the image, a deviceShifu pod
 // (non-root, restricted) given one end of a socat pseudo-terminal pair made on the host, the mock
 // device on the other end.
-import test, { type ExecutionContext } from 'ava';
-import { spawn } from 'node:child_process';
-import { mkdtemp, realpath, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import test from 'ava';
+import { realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { startModbusDevice } from '../../deviceshifu/mockdevice/modbus-device.ts';
+import { ptyPair, rtuDevice } from '../deviceshifu/support/modbus.ts';
 import type { Kube } from '../support/cluster.ts';
 import type { RealNodeCluster } from '../support/realnode/node.ts';
 import { waitFor } from '../support/wait.ts';
@@ -67,19 +65,6 @@ test.serial('LwM2M: the mock client in a pod registers with its deviceShifu over
   t.regex(observed.body.trim(), /^\d+(\.\d+)?$/);
 });
 
-/** A null-modem cable: two linked pseudo-terminals; the pod's end owned by the pod's user. */
-async function ptyPair(t: ExecutionContext, podUser: number): Promise<{ device: string; pod: string }> {
-  const dir = await mkdtemp(join(tmpdir(), 'realnode-rtu-'));
-  const socat = spawn('socat', [`pty,raw,echo=0,link=${join(dir, 'device')}`, `pty,raw,echo=0,link=${join(dir, 'pod')},user=${podUser},group=${podUser},perm=0600`], { stdio: 'ignore' });
-  let exited = false;
-  socat.once('exit', () => { exited = true; });
-  t.teardown(async () => { socat.kill(); await rm(dir, { recursive: true, force: true }); });
-  await waitFor('socat\'s pty pair', async () => ((await stat(join(dir, 'pod')).catch(() => undefined)) && (await stat(join(dir, 'device')).catch(() => undefined)) ? true : undefined),
-    { timeoutMs: 10_000, intervalMs: 20, abortIf: () => (exited ? 'socat exited' : undefined) });
-  // the kubelet mounts the device node itself (/dev/pts/N), not socat's symlink to it
-  return { device: join(dir, 'device'), pod: await realpath(join(dir, 'pod')) };
-}
-
 const NONROOT = 65532;
 const SERIAL_IN_POD = '/dev/ttyRTU0';
 
@@ -115,9 +100,9 @@ function rtuDeviceShifu(ptyPath: string): object[] {
 
 test.serial('Modbus RTU in the image: a non-root deviceShifu pod reads and writes the mock over a pty pair from the host', async (t) => {
   const pty = await ptyPair(t, NONROOT);
-  const device = await startModbusDevice({ host: '127.0.0.1', port: 0, serialPath: pty.device, baudRate: 19200, unitId: 3 });
-  t.teardown(() => device.close());
-  await applyObjects(kube, rtuDeviceShifu(pty.pod));
+  const device = await rtuDevice(t, pty.device, 3);
+  // the kubelet mounts the device node itself (/dev/pts/N), not socat's symlink to it
+  await applyObjects(kube, rtuDeviceShifu(await realpath(pty.gateway)));
   const [pod] = await readyPods(kube, DEVICES, 'app=rtu-deviceshifu');
   t.is(pod?.spec?.nodeName, node.nodeName);
   const ip = pod?.status?.podIP ?? '';
