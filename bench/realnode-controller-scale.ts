@@ -11,7 +11,9 @@ import type { Kube } from '../test/support/cluster.ts';
 import type { RealNodeCluster } from '../test/support/realnode/node.ts';
 import { shifuExample } from '../test/support/shifu/index.ts';
 import { kubectl } from '../test/support/kubectl.ts';
-import { podMemory } from './kubelet-summary.ts';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { apiText, podMemory } from './kubelet-summary.ts';
 
 export interface ScaleOptions {
   readonly devices: number;
@@ -20,6 +22,9 @@ export interface ScaleOptions {
   readonly idleMs: number;
   /** Stop waiting for bundles after this long (0: until all are made), and report how many were. */
   readonly bundleMs: number;
+  /** Then this many reconcile workers (EDGESHIFU_WORKERS; 0 keeps the manifests' 4), `workersAfterMs` into making the bundles. */
+  readonly workers: number;
+  readonly workersAfterMs: number;
   readonly loadAverage: () => string;
 }
 
@@ -40,6 +45,32 @@ async function deploymentCount(kube: Kube, namespace: string): Promise<number> {
   return (await kube.apps.listNamespacedDeployment({ namespace })).items.length;
 }
 
+/** Mean API server latency (ms) and count of writes per verb, from its own /metrics (apiserver_request_duration_seconds). */
+async function apiWriteLatency(node: RealNodeCluster): Promise<string> {
+  const { body } = await apiText(node, '/metrics');
+  const sums = new Map<string, { sum: number; count: number }>();
+  for (const line of body.split('\n')) {
+    const m = /^apiserver_request_duration_seconds_(sum|count)\{(.*)\} (\S+)$/.exec(line);
+    const verb = m === null ? undefined : /verb="(POST|PUT|PATCH|DELETE)"/.exec(m[2] ?? '')?.[1];
+    if (m === null || verb === undefined) continue;
+    const entry = sums.get(verb) ?? { sum: 0, count: 0 };
+    if (m[1] === 'sum') entry.sum += Number(m[3]); else entry.count += Number(m[3]);
+    sums.set(verb, entry);
+  }
+  return [...sums].map(([verb, { sum, count }]) => `${verb} ${count} at ${(1000 * sum / Math.max(1, count)).toFixed(0)} ms`).join(', ');
+}
+
+/** How often kube-controller-manager's own client waited over a second for its rate limiter (client-go logs those at -v=1). */
+async function controllerManagerThrottled(node: RealNodeCluster): Promise<number> {
+  const log = await readFile(join(node.cluster.dir, 'logs', 'kube-controller-manager.log'), 'utf8').catch(() => '');
+  return log.split('\n').filter((l) => l.includes('client-side throttling')).length;
+}
+
+async function podCount(kube: Kube): Promise<number> {
+  const page = await kube.core.listNamespacedPod({ namespace: 'deviceshifu', limit: 1 });
+  return page.items.length + (page.metadata?.remainingItemCount ?? 0);
+}
+
 interface Samples { min: number; max: number; last: number; rssAtMax: number }
 
 interface Window { readonly what: string; readonly until: () => Promise<boolean> | boolean; readonly line: () => Promise<string> | string }
@@ -58,7 +89,7 @@ async function sample(node: RealNodeCluster, { what, until, line }: Window, load
     }
     if (performance.now() - lastLine >= 30_000) {
       lastLine = performance.now();
-      console.log(`  [${what} ${((lastLine - started) / 1000).toFixed(0)} s] ${await line()}; controller working set ${memory?.ws.toFixed(1) ?? '?'} MiB (anon ${memory?.rss.toFixed(1) ?? '?'}) (load ${loadAverage()})`);
+      console.log(`  [${what} ${((lastLine - started) / 1000).toFixed(0)} s] ${await line()}; controller working set ${memory?.ws.toFixed(1) ?? '?'} MiB (RSS ${memory?.rss.toFixed(1) ?? '?'}) (load ${loadAverage()})`);
     }
     if (await until()) return samples;
     await new Promise((resolve) => setTimeout(resolve, 5000));
@@ -74,8 +105,10 @@ async function restarts(kube: Kube): Promise<string> {
 export async function controllerAtScale(node: RealNodeCluster, kube: Kube, options: ScaleOptions): Promise<void> {
   const { devices, nodes, loadAverage } = options;
   const onRealNode = { op: 'add', path: '/spec/template/spec/nodeSelector', value: { 'kubernetes.io/hostname': node.nodeName } };
+  // a new controller pod (--controller-workers) still lands on the real node once it is cordoned
+  const whileCordoned = { op: 'add', path: '/spec/template/spec/tolerations', value: [{ key: 'node.kubernetes.io/unschedulable', operator: 'Exists', effect: 'NoSchedule' }] };
   await applyKustomization(kube, await overlayOn('single-node', [
-    { target: { group: 'apps', version: 'v1', kind: 'Deployment', name: 'edgeshifu-controller' }, patch: [onRealNode] },
+    { target: { group: 'apps', version: 'v1', kind: 'Deployment', name: 'edgeshifu-controller' }, patch: [onRealNode, whileCordoned] },
     // no shifud: once one EdgeNode exists the controller places only on nodes with one (a shifud
     // there), and on a KWOK node nothing would run shifud
     { target: { group: 'apps', version: 'v1', kind: 'DaemonSet', name: 'shifud' }, patch: [{ op: 'add', path: '/spec/template/spec/nodeSelector', value: { 'edgeshifu.io/bench': 'no-shifud' } }] },
@@ -90,7 +123,7 @@ export async function controllerAtScale(node: RealNodeCluster, kube: Kube, optio
   await applyObjects(kube, shifuExample('thermometer-configmap'));
   await new Promise((resolve) => setTimeout(resolve, options.idleMs));
   const idle = await sample(node, { what: 'idle', until: () => true, line: () => '' }, loadAverage);
-  console.log(`\ncontroller idle ${options.idleMs / 1000} s with ${nodes} KWOK nodes, no devices: working set ${idle.last.toFixed(1)} MiB (anon ${idle.rssAtMax.toFixed(1)}) (load ${loadAverage()})`);
+  console.log(`\ncontroller idle ${options.idleMs / 1000} s with ${nodes} KWOK nodes, no devices: working set ${idle.last.toFixed(1)} MiB (RSS ${idle.rssAtMax.toFixed(1)}) (load ${loadAverage()})`);
 
   const names = Array.from({ length: devices }, (_, i) => `device-${i}`);
   const started = performance.now();
@@ -102,15 +135,23 @@ export async function controllerAtScale(node: RealNodeCluster, kube: Kube, optio
   });
   let bundles = 0;
   const giveUp = options.bundleMs > 0 ? started + options.bundleMs : Infinity;
-  const making = await sample(node, { what: 'bundles', until: async () => (bundles = await deploymentCount(kube, 'deviceshifu')) >= devices || performance.now() >= giveUp,
-    line: () => `${created} EdgeDevices created, ${bundles} bundles` }, loadAverage);
+  let workersSet = options.workers === 0;
+  const moreWorkers = async (): Promise<void> => {
+    if (workersSet || performance.now() - started < options.workersAfterMs) return;
+    workersSet = true;
+    // the Deployment rolls a new controller pod; it takes the Lease when the old one hands it back
+    const set = await kubectl(kube.kubeconfigPath, ['-n', SYSTEM, 'set', 'env', 'deployment/edgeshifu-controller', `EDGESHIFU_WORKERS=${options.workers}`]);
+    console.log(`  [${((performance.now() - started) / 1000).toFixed(0)} s] controller workers set to ${options.workers}: ${set.code === 0 ? 'rolling' : set.stderr}`);
+  };
+  const making = await sample(node, { what: 'bundles', until: async () => { await moreWorkers(); return (bundles = await deploymentCount(kube, 'deviceshifu')) >= devices || performance.now() >= giveUp; },
+    line: async () => `${created} EdgeDevices created, ${bundles} bundles, ${await podCount(kube)} deviceShifu pods; API writes: ${await apiWriteLatency(node)}; controller-manager throttled ${await controllerManagerThrottled(node)} times` }, loadAverage);
   await creating;
   const madeS = (performance.now() - started) / 1000;
-  console.log(`${bundles >= devices ? 'all ' : ''}${bundles} of ${devices} bundles in ${madeS.toFixed(1)} s; working set while making them ${making.min.toFixed(1)}–${making.max.toFixed(1)} MiB (anon ${making.rssAtMax.toFixed(1)} at the peak); ${await restarts(kube)}`);
+  console.log(`${bundles >= devices ? 'all ' : ''}${bundles} of ${devices} bundles in ${madeS.toFixed(1)} s; working set while making them ${making.min.toFixed(1)}–${making.max.toFixed(1)} MiB (RSS ${making.rssAtMax.toFixed(1)} at the peak); ${await restarts(kube)}`);
 
   const settleEnd = performance.now() + options.settleSeconds * 1000;
   const steady = await sample(node, { what: 'steady state', until: () => performance.now() >= settleEnd, line: async () => `${bundles = await deploymentCount(kube, 'deviceshifu')} bundles` }, loadAverage);
   const onRealNodeCount = (await kube.core.listNamespacedPod({ namespace: 'deviceshifu', fieldSelector: `spec.nodeName=${node.nodeName}`, limit: 1 })).items.length;
-  console.log(`steady state, the ${options.settleSeconds} s after (${bundles} bundles at the end): working set ${steady.min.toFixed(1)}–${steady.max.toFixed(1)} MiB, ${steady.last.toFixed(1)} at the end (anon ${steady.rssAtMax.toFixed(1)} at the peak); ${await restarts(kube)}`);
+  console.log(`steady state, the ${options.settleSeconds} s after (${bundles} bundles at the end): working set ${steady.min.toFixed(1)}–${steady.max.toFixed(1)} MiB, ${steady.last.toFixed(1)} at the end (RSS ${steady.rssAtMax.toFixed(1)} at the peak); ${await restarts(kube)}`);
   console.log(`  deviceShifu pods on the real node: ${onRealNodeCount} (all on KWOK nodes when 0); aim: under 100 MiB at ${devices} devices`);
 }

@@ -6,16 +6,36 @@ import { GROUP, VERSION } from '../shared/crds/resources.ts';
 import { LOCAL_DEVICES, type LocalDevice } from '../test/support/localstack/devices.ts';
 import { shifuExample } from '../test/support/shifu/index.ts';
 import { IMAGE } from '../test/realnode/support.ts';
+import { LWM2M_PORT } from '../controller/bundle/deployment.ts';
 
 export interface BenchProtocol {
-  /** `http`, `mqtt`, `opcua`, `modbus`: in names and in --protocols. */
+  /** `http`, `mqtt`, `opcua`, `modbus`, `lwm2m`: in names and in --protocols. */
   readonly id: string;
   readonly label: string;
   readonly device: LocalDevice;
   /** Above 1023: the mocks run as a non-root user without capabilities. */
   readonly port: number;
-  readonly address: (host: string, port: number) => string;
+  /** spec.address for the mock's Service name and port; none for a device that calls deviceShifu (LwM2M). */
+  readonly address?: (host: string, port: number) => string;
+  /** The mock's Service, TCP readiness probe and address; an LwM2M client has none (it calls deviceShifu over UDP). */
+  readonly serves: boolean;
+  /** Extra environment for the mock's container. */
+  readonly env?: readonly { name: string; value: string }[];
 }
+
+/**
+ * An LwM2M device: Shifu's example EdgeDevice (endpoint leshan-client, no address: the client
+ * registers with deviceShifu's LwM2M server) and a ConfigMap for the mock's temperature object.
+ */
+const LWM2M_DEVICE: LocalDevice = {
+  mock: 'lwm2m', example: 'lwm2m', edgeDevice: 'edgedevice-lwm2m', configMap: 'lwm2m-configmap-0.0.1',
+  data: {
+    driverProperties: 'driverSku: LwM2M Device\ndriverImage:\n',
+    instructions: 'instructions:\n  temperature:\n    protocolPropertyList:\n      ObjectId: /3303/0/5700\n'
+      + '  observed_temperature:\n    protocolPropertyList:\n      ObjectId: /3303/0/5700\n      EnableObserve: "true"\n',
+  },
+  tryInstruction: 'temperature',
+};
 
 const local = (mock: string): LocalDevice => {
   const device = LOCAL_DEVICES.find((d) => d.mock === mock);
@@ -24,10 +44,13 @@ const local = (mock: string): LocalDevice => {
 };
 
 export const BENCH_PROTOCOLS: readonly BenchProtocol[] = [
-  { id: 'http', label: 'HTTP (thermometer)', device: local('thermometer'), port: 11111, address: (h, p) => `${h}:${p}` },
-  { id: 'mqtt', label: 'MQTT', device: local('mqtt'), port: 1883, address: (h, p) => `${h}:${p}` },
-  { id: 'opcua', label: 'OPC UA', device: local('opcua'), port: 4840, address: (h, p) => `opc.tcp://${h}:${p}` },
-  { id: 'modbus', label: 'Modbus TCP', device: local('modbus'), port: 5020, address: (h, p) => `${h}:${p}` },
+  { id: 'http', label: 'HTTP (thermometer)', device: local('thermometer'), port: 11111, serves: true, address: (h, p) => `${h}:${p}` },
+  { id: 'mqtt', label: 'MQTT', device: local('mqtt'), port: 1883, serves: true, address: (h, p) => `${h}:${p}` },
+  { id: 'opcua', label: 'OPC UA', device: local('opcua'), port: 4840, serves: true, address: (h, p) => `opc.tcp://${h}:${p}` },
+  { id: 'modbus', label: 'Modbus TCP', device: local('modbus'), port: 5020, serves: true, address: (h, p) => `${h}:${p}` },
+  // the client registers with its deviceShifu's Service by DNS name, CoAP on UDP through kube-proxy
+  { id: 'lwm2m', label: 'LwM2M', device: LWM2M_DEVICE, port: 56830, serves: false,
+    env: [{ name: 'EDGESHIFU_LWM2M_SERVER', value: `bench-lwm2m.deviceshifu.svc.cluster.local:${LWM2M_PORT}` }] },
 ];
 
 export const deviceName = (p: BenchProtocol): string => `bench-${p.id}`;
@@ -43,14 +66,14 @@ function mock(p: BenchProtocol, namespace: string): object[] {
       spec: { replicas: 1, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: {
         securityContext: { runAsNonRoot: true, runAsUser: 65532, seccompProfile: { type: 'RuntimeDefault' } },
         containers: [{ name: 'mock', image: IMAGE, args: ['mockdevice', p.device.mock],
-          env: [{ name: 'MOCKDEVICE_PORT', value: String(p.port) }, { name: 'EDGESHIFU_BIND_ADDRESS', value: '0.0.0.0' }],
-          ports: [{ containerPort: p.port }], readinessProbe: { tcpSocket: { port: p.port }, periodSeconds: 2 },
+          env: [{ name: 'MOCKDEVICE_PORT', value: String(p.port) }, { name: 'EDGESHIFU_BIND_ADDRESS', value: '0.0.0.0' }, ...(p.env ?? [])],
+          ...(p.serves ? { ports: [{ containerPort: p.port }], readinessProbe: { tcpSocket: { port: p.port }, periodSeconds: 2 } } : {}),
           resources: { limits: { memory: '128Mi' } },
           // the OPC UA mock writes its PKI folder under /tmp; the root filesystem is read-only
           volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }],
           securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } } }],
         volumes: [{ name: 'tmp', emptyDir: { sizeLimit: '16Mi' } }] } } } },
-    { apiVersion: 'v1', kind: 'Service', metadata: { name: mockName(p), namespace }, spec: { selector: labels, ports: [{ port: p.port, targetPort: p.port }] } },
+    ...(p.serves ? [{ apiVersion: 'v1', kind: 'Service', metadata: { name: mockName(p), namespace }, spec: { selector: labels, ports: [{ port: p.port, targetPort: p.port }] } }] : []),
   ];
 }
 
@@ -59,7 +82,8 @@ export function protocolObjects(p: BenchProtocol, namespace: string): object[] {
   const { device } = p;
   const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: device.configMap, namespace: 'deviceshifu' }, data: device.data };
   const example = device.spec === undefined ? shifuExample(device.example).find((o) => o.metadata?.name === device.edgeDevice) as unknown as { spec: Record<string, unknown> } | undefined : undefined;
-  const spec = { ...(example?.spec ?? device.spec), address: p.address(`${mockName(p)}.${namespace}.svc.cluster.local`, p.port), configMapName: device.configMap };
+  const address = p.address?.(`${mockName(p)}.${namespace}.svc.cluster.local`, p.port);
+  const spec = { ...(example?.spec ?? device.spec), ...(address === undefined ? {} : { address }), configMapName: device.configMap };
   const edgeDevice = { apiVersion: `${GROUP}/${VERSION}`, kind: 'EdgeDevice', metadata: { name: deviceName(p), namespace }, spec };
   return [...mock(p, namespace), configMap, edgeDevice];
 }

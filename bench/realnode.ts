@@ -2,11 +2,12 @@
 // with the image built here, its container working set read from the kubelet's summary API
 // (/stats/summary through the API server's node proxy: what `kubectl top`, limits and eviction
 // read), idle and after load: the controller, shifud, and per protocol (HTTP, MQTT, OPC UA, Modbus
-// TCP) a deviceShifu and its mock; then EdgeDevice created -> deviceShifu pod Ready over N devices
+// TCP, LwM2M) a deviceShifu and its mock; then EdgeDevice created -> deviceShifu pod Ready over N devices
 // against a bare Deployment of the same image created in the same run, interleaved one by one.
 //   npm run bench:realnode [-- --devices 50 --calls 5000 --idle-seconds 60 --protocols all]
 // --devices 0 leaves the latency run out. --controller-devices 10000 [--kwok-nodes 100
-// --settle-seconds 300 --bundle-minutes 0] measures instead the controller, in a pod on the real
+// --settle-seconds 300 --bundle-minutes 0 --kube-api-qps 20 --controller-workers 16
+// --workers-after-minutes 4] measures instead the controller, in a pod on the real
 // node, with that many EdgeDevices on KWOK nodes (realnode-controller-scale.ts). Ctrl-C takes the
 // node down and puts the host back.
 import { join } from 'node:path';
@@ -26,6 +27,7 @@ import { waitFor } from '../test/support/wait.ts';
 const { values } = parseArgs({ options: {
   devices: { type: 'string', default: '50' }, calls: { type: 'string', default: '5000' }, 'idle-seconds': { type: 'string', default: '60' },
   protocols: { type: 'string', default: 'all' }, 'controller-devices': { type: 'string', default: '0' }, 'kwok-nodes': { type: 'string', default: '100' }, 'settle-seconds': { type: 'string', default: '300' }, 'bundle-minutes': { type: 'string', default: '0' },
+  'kube-api-qps': { type: 'string', default: '' }, 'controller-workers': { type: 'string', default: '0' }, 'workers-after-minutes': { type: 'string', default: '0' },
 } });
 const PROTOCOLS = pickProtocols(values.protocols);
 const DEVICES = Number(values.devices);
@@ -86,10 +88,10 @@ function bareDeployment(name: string): object {
 const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 
 function printMemory(title: string, sets: Map<string, { ws: number; rss: number }>): void {
-  console.log(`\n${title} (container working set from stats/summary; the cgroup's rss, its anonymous memory, beside it)`);
+  console.log(`\n${title} (container working set from stats/summary; its RSS, the summary's rssBytes: the cgroup's anonymous memory, beside it)`);
   for (const { label } of COMPONENTS) {
     const m = sets.get(label);
-    console.log(`  ${label.padEnd(36)} ${m === undefined ? 'n/a' : `${m.ws.toFixed(1)} MiB   (anon ${m.rss.toFixed(1)} MiB)`}`);
+    console.log(`  ${label.padEnd(36)} ${m === undefined ? 'n/a' : `${m.ws.toFixed(1)} MiB   (RSS ${m.rss.toFixed(1)} MiB)`}`);
   }
 }
 
@@ -97,6 +99,12 @@ function printMemory(title: string, sets: Map<string, { ws: number; rss: number 
 async function addProtocolDevices(kube: Kube): Promise<void> {
   await applyObjects(kube, PROTOCOLS.flatMap((p) => protocolObjects(p, 'devices')));
   for (const p of PROTOCOLS) await readyPods(kube, 'deviceshifu', `app=${deviceName(p)}-deployment`);
+  // Ready is deviceShifu's own state: wait for the device behind it too (an LwM2M client registers
+  // on its own schedule, again every 30 s until deviceShifu's Service answers)
+  for (const p of PROTOCOLS) {
+    const ip = (await kube.core.readNamespacedService({ name: deviceName(p), namespace: 'deviceshifu' })).spec?.clusterIP ?? '';
+    await waitFor(`/${p.device.tryInstruction} of ${deviceName(p)} to answer 200`, async () => ((await httpGet(ip, 80, `/${p.device.tryInstruction}`).catch(() => ({ status: 0 }))).status === 200 ? true : undefined), { timeoutMs: 180_000, intervalMs: 1000 });
+  }
 }
 
 async function loadEach(kube: Kube): Promise<void> {
@@ -127,11 +135,13 @@ const loadAverage = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
 
 async function main(): Promise<void> {
   console.log(`load average at start: ${loadAverage()}`);
-  const { node, kube } = await realNodeWithImage();
+  // kube-controller-manager's and the scheduler's client rate: their defaults unless given
+  const { node, kube } = await realNodeWithImage(values['kube-api-qps'] === '' ? {} : { kubeApiQps: Number(values['kube-api-qps']) });
   process.once('SIGINT', () => { void node.stop().finally(() => process.exit(130)); });
   try {
     if (Number(values['controller-devices']) > 0) {
-      await controllerAtScale(node, kube, { devices: Number(values['controller-devices']), nodes: Number(values['kwok-nodes']), settleSeconds: Number(values['settle-seconds']), idleMs: IDLE_MS, bundleMs: Number(values['bundle-minutes']) * 60_000, loadAverage });
+      await controllerAtScale(node, kube, { devices: Number(values['controller-devices']), nodes: Number(values['kwok-nodes']), settleSeconds: Number(values['settle-seconds']), idleMs: IDLE_MS, bundleMs: Number(values['bundle-minutes']) * 60_000,
+        workers: Number(values['controller-workers']), workersAfterMs: Number(values['workers-after-minutes']) * 60_000, loadAverage });
       return;
     }
     await applyKustomization(kube, join(REPO, 'manifests', 'overlays', 'single-node'));

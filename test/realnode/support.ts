@@ -13,18 +13,18 @@ import { GROUP, VERSION } from '../../shared/crds/resources.ts';
 import { buildImage } from '../../image/build.ts';
 import { Kube } from '../support/cluster.ts';
 import { kubectl } from '../support/kubectl.ts';
-import { startRealNodeCluster, type RealNodeCluster } from '../support/realnode/node.ts';
+import { startRealNodeCluster, type RealNodeCluster, type RealNodeOptions } from '../support/realnode/node.ts';
 import { waitFor } from '../support/wait.ts';
 
 const run = promisify(execFile);
 
 export const REPO = resolve(import.meta.dirname, '..', '..');
 
-export async function realNodeWithImage(): Promise<{ node: RealNodeCluster; kube: Kube }> {
+export async function realNodeWithImage(options: Omit<RealNodeOptions, 'images'> = {}): Promise<{ node: RealNodeCluster; kube: Kube }> {
   const dir = await mkdtemp(join(tmpdir(), 'edgeshifu-realnode-image-'));
   try {
     const image = await buildImage(join(dir, 'edgeshifu.oci.tar'), () => undefined);
-    const node = await startRealNodeCluster({ images: [image.archive] });
+    const node = await startRealNodeCluster({ ...options, images: [image.archive] });
     return { node, kube: new Kube(node.cluster.kubeconfigPath) };
   } finally {
     // imported into the node's containerd by now
@@ -52,15 +52,24 @@ export async function overlayOn(base: string, patches: readonly { target: Record
 
 /** GET http://<host>:<port><path> from the host (a ClusterIP answers here through kube-proxy). */
 export async function httpGet(host: string, port: number, path: string): Promise<{ status: number; body: string }> {
+  return httpCall(host, port, path);
+}
+
+/** POST `body` to http://<host>:<port><path> from the host. */
+export async function httpPost(host: string, port: number, path: string, body: string): Promise<{ status: number; body: string }> {
+  return httpCall(host, port, path, body);
+}
+
+async function httpCall(host: string, port: number, path: string, body?: string): Promise<{ status: number; body: string }> {
   return new Promise((resolvePromise, reject) => {
     // a connection per call, as curl makes: no pooled socket outlives a container restart
-    const req = request({ host, port, path, timeout: 10_000, agent: false }, (res) => {
+    const req = request({ host, port, path, timeout: 10_000, agent: false, method: body === undefined ? 'GET' : 'POST' }, (res) => {
       let body = '';
       res.setEncoding('utf8').on('data', (chunk: string) => { body += chunk; }).on('end', () => { resolvePromise({ status: res.statusCode ?? 0, body }); });
     });
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.on('error', reject);
-    req.end();
+    req.end(body);
   });
 }
 
@@ -163,6 +172,12 @@ export async function diagnosis(kube: Kube, of: DiagnosisOf): Promise<string> {
     for (const table of ['nat', 'filter']) {
       const rules = await run('iptables-save', ['-t', table]).then((r) => r.stdout, (err: unknown) => String(err));
       lines.push(...rules.split('\n').filter((l) => l.includes(`${namespace}/${service}`)).map((l) => `  iptables ${table}: ${l}`));
+    }
+    // the host's conntrack entries to the ClusterIP: a stale one (no DNAT, or to a gone endpoint) shows here
+    const ip = (await kube.core.readNamespacedService({ name: service, namespace }).catch(() => undefined))?.spec?.clusterIP;
+    if (ip !== undefined) {
+      const entries = await run('conntrack', ['-L', '-d', ip]).then((r) => r.stdout, (err: unknown) => String(err));
+      lines.push(...entries.split('\n').filter((l) => l.trim() !== '').slice(0, 20).map((l) => `  conntrack: ${l}`));
     }
   }
   for (const dir of logDirs) {

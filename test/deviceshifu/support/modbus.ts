@@ -56,12 +56,16 @@ export async function tcpDevice(t: ExecutionContext, unitId = 1): Promise<Runnin
   return device;
 }
 
-/** Two linked pseudo-terminals from socat: what one end writes the other reads, as a null-modem cable. */
-export async function ptyPair(t: ExecutionContext): Promise<{ device: string; gateway: string }> {
+/**
+ * Two linked pseudo-terminals from socat: what one end writes the other reads, as a null-modem
+ * cable. `gatewayOwner` gives the gateway's end to that uid (and only to it), as a pod's user.
+ */
+export async function ptyPair(t: ExecutionContext, gatewayOwner?: number): Promise<{ device: string; gateway: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'modbus-pty-'));
   const device = join(dir, 'device');
   const gateway = join(dir, 'gateway');
-  const socat = spawn('socat', [`pty,raw,echo=0,link=${device}`, `pty,raw,echo=0,link=${gateway}`], { stdio: 'ignore' });
+  const owner = gatewayOwner === undefined ? '' : `,user=${gatewayOwner},group=${gatewayOwner},perm=0600`;
+  const socat = spawn('socat', [`pty,raw,echo=0,link=${device}`, `pty,raw,echo=0,link=${gateway}${owner}`], { stdio: 'ignore' });
   let exited = false;
   socat.once('exit', () => { exited = true; });
   t.teardown(async () => {

@@ -35,6 +35,11 @@ export interface ClusterOptions {
    * cluster with a real node uses the node's private bridge address here (never 0.0.0.0).
    */
   readonly apiAddress?: string;
+  /**
+   * kube-controller-manager's and kube-scheduler's client rate (`--kube-api-qps`, burst twice it);
+   * their default, 20 and 50, caps how fast Deployments become Pods (a benchmark at scale raises it).
+   */
+  readonly kubeApiQps?: number;
 }
 
 interface Ports {
@@ -55,10 +60,11 @@ export interface ClusterState {
   readonly pids: Partial<Record<Component, number>>;
 }
 
-interface Layout { readonly dir: string; readonly pki: Pki; readonly ports: Ports; readonly binDir: string; readonly apiAddress: string }
+interface Layout { readonly dir: string; readonly pki: Pki; readonly ports: Ports; readonly binDir: string; readonly apiAddress: string; readonly kubeApiQps?: number | undefined }
 
-function componentArgs(component: Component, { dir, pki, ports, binDir, apiAddress }: Layout): string[] {
+function componentArgs(component: Component, { dir, pki, ports, binDir, apiAddress, kubeApiQps }: Layout): string[] {
   const kubeconfig = join(dir, 'admin.kubeconfig');
+  const rate = kubeApiQps === undefined ? [] : [`--kube-api-qps=${kubeApiQps}`, `--kube-api-burst=${kubeApiQps * 2}`];
   const serving = [`--tls-cert-file=${pki.servingCert}`, `--tls-private-key-file=${pki.servingKey}`];
   switch (component) {
     case 'kine':
@@ -80,10 +86,10 @@ function componentArgs(component: Component, { dir, pki, ports, binDir, apiAddre
         '--bind-address=127.0.0.1', `--secure-port=${ports.controllerManager}`, '--leader-elect=false', ...serving,
         `--service-account-private-key-file=${pki.serviceAccountKey}`, `--root-ca-file=${pki.caCert}`,
         '--controllers=*,-nodeipam,-cloud-node-lifecycle,-service-lb-controller,-node-route-controller',
-        '--profiling=false', '--v=1'];
+        ...rate, '--profiling=false', '--v=1'];
     case 'kube-scheduler':
       return [`--kubeconfig=${kubeconfig}`, `--authentication-kubeconfig=${kubeconfig}`, `--authorization-kubeconfig=${kubeconfig}`,
-        '--bind-address=127.0.0.1', `--secure-port=${ports.scheduler}`, '--leader-elect=false', ...serving, '--profiling=false', '--v=1'];
+        '--bind-address=127.0.0.1', `--secure-port=${ports.scheduler}`, '--leader-elect=false', ...serving, ...rate, '--profiling=false', '--v=1'];
     case 'kwok':
       return [`--kubeconfig=${kubeconfig}`, '--manage-all-nodes=false',
         `--manage-nodes-with-annotation-selector=${KWOK_NODE_ANNOTATION}=fake`, '--cidr=10.0.0.1/16',
@@ -225,7 +231,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<TestCl
   const [binDir, pki, portList] = await Promise.all([controlPlaneBinaries(), makePki(join(dir, 'pki'), apiAddress), freePorts(6)]);
   const [kine, kineMetrics, apiserver, controllerManager, scheduler, kwok] = portList as [number, number, number, number, number, number];
   const ports: Ports = { kine, kineMetrics, apiserver, controllerManager, scheduler, kwok };
-  const cluster = new TestCluster({ name, dir, pki, ports, binDir, apiAddress, detach: options.detach === true });
+  const cluster = new TestCluster({ name, dir, pki, ports, binDir, apiAddress, kubeApiQps: options.kubeApiQps, detach: options.detach === true });
   await writeKubeconfig(cluster.kubeconfigPath, {
     server: cluster.server, caCert: pki.caCert, clientCert: pki.adminCert, clientKey: pki.adminKey, contextName: name,
   });
