@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Keyring } from '../../shared/bus/signing.ts';
 import { sellerSigns, type SignedContract } from './contract-signing.ts';
-import { catalogue, EMPTY_BOOK, expire, purchase, reserve, withdraw, type Book, type PurchaseRequest, type ReserveRequest, type Terms } from './core/provider.ts';
+import { catalogue, EMPTY_BOOK, expire, nextExpiry, purchase, reserve, withdraw, type Book, type PurchaseRequest, type ReserveRequest, type Terms } from './core/provider.ts';
 import type { CatalogueConfig, SliceInput } from './core/flavours.ts';
 import type { Contract, Flavour, Transaction } from './core/model.ts';
 import { select, validateSelector, type Selector } from './core/selector.ts';
@@ -84,6 +84,11 @@ export class Market {
       this.signed.delete(contractId);
       return { book: out.book, result: out.withdrawn };
     });
+  }
+
+  /** When the book (as stored, expired entries still in it) next has something to drop. */
+  nextExpiry(): number | undefined {
+    return nextExpiry(this.book);
   }
 
   /** Drops what has expired (the shell calls it at the book's next expiry). */
