@@ -15,6 +15,7 @@ import type { HttpRoute } from '../../shared/node-http.ts';
 import { API_VERSION } from '../../shared/crds/resources.ts';
 import type { DroneFederation } from '../offload/federation.ts';
 import { BookStore } from './book-store.ts';
+import { BuyerRecords } from './buyer-records.ts';
 import { sellerSigns } from './contract-signing.ts';
 import type { RearResources } from './core/model.ts';
 import type { Book } from './core/provider.ts';
@@ -78,6 +79,7 @@ export class RearService {
       config: catalogueOf(settings, self, settings.rearDomain), terms: termsOf(settings), keyring, book,
       slice: () => ({ offered: agent.offered(), held: droneHeld(agent.hosted()) }),
       persist: async (next) => { await store.persist(next); this.syncLedger(next); },
+      countersigned: (signed) => store.countersigned(signed.contract.contractId, signed.signatures.buyer ?? ''),
     });
     // DRONE's connection carries REAR's kinds too (its codec was made with REAR's schemas)
     const bus = federation.connection as unknown as BusClient<RearMessage>;
@@ -89,7 +91,8 @@ export class RearService {
     this.publisher = new FlavorPublisher(client, self);
     const path = `/apis/${API_VERSION}/solvers`;
     this.solvers = new Informer<Solver>({ path, logger: logger.child({ informer: 'Solver' }), watch: client.watch, list: () => client.request<KubernetesListObject<Solver>>('GET', path) });
-    this.reconciler = new SolverReconciler({ client, solvers: this.solvers, node: this.node, localFree: this.deps.localFree, logger, registry: this.deps.registry, candidateTtlMs: settings.rearCacheTtlSeconds * 1000 });
+    const records = new BuyerRecords({ client, keyring, node: this.node, self, logger });
+    this.reconciler = new SolverReconciler({ client, solvers: this.solvers, node: this.node, bought: (namespace, solver, signed) => records.bought(namespace, solver, signed), localFree: this.deps.localFree, logger, registry: this.deps.registry, candidateTtlMs: settings.rearCacheTtlSeconds * 1000 });
     await this.solvers.start();
     this.reconciler.start();
     this.routes = rearRoutes(this.market);

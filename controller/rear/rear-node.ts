@@ -14,7 +14,7 @@ import type { Flavour, Take, Transaction } from './core/model.ts';
 import type { Selector } from './core/selector.ts';
 import { answerHop, isSupernode, nextHop, whomToAsk, type Topology } from './flows/routing.ts';
 import type { Market } from './market.ts';
-import type { FlavoursAnswerMessage, ListFlavoursMessage, PurchaseFlavourMessage, RearMessage, ReserveFlavourMessage, SaleAnswerMessage } from './messages/index.ts';
+import type { CountersignContractMessage, FlavoursAnswerMessage, ListFlavoursMessage, PurchaseFlavourMessage, RearMessage, ReserveFlavourMessage, SaleAnswerMessage } from './messages/index.ts';
 
 export interface RearNodeOptions {
   readonly bus: BusClient<RearMessage>;
@@ -61,6 +61,7 @@ export class RearNode {
       if (m.kind === 'rear-list-flavours') await this.onList(m);
       else if (m.kind === 'rear-flavours') this.waiting.get(`${m.requestId}/${m.sender}`)?.(m);
       else if (m.kind === 'rear-sale') await this.onSaleAnswer(m);
+      else if (m.kind === 'rear-countersign') await this.onSale(m);
       else await this.onSale(m);
     } catch (err) {
       this.o.logger?.warn({ kind: m.kind, sender: m.sender, err: errorMessage(err) }, 'REAR message not handled');
@@ -92,7 +93,7 @@ export class RearNode {
   }
 
   // SALE_HOP
-  private async onSale(m: ReserveFlavourMessage | PurchaseFlavourMessage): Promise<void> {
+  private async onSale(m: ReserveFlavourMessage | PurchaseFlavourMessage | CountersignContractMessage): Promise<void> {
     const refuse = (err: unknown): Promise<RearMessage> => {
       const kind = isEdgeshifuError(err) && ['invalid', 'not-found', 'conflict', 'forbidden'].includes(err.kind) ? err.kind as 'invalid' : 'unavailable';
       return this.send(m.sender, { kind: 'rear-sale', to: m.sender, requestId: m.requestId, path: m.path, refusal: { kind, message: errorMessage(err).slice(0, 1024) } });
@@ -108,6 +109,9 @@ export class RearNode {
       if (m.kind === 'rear-reserve') {
         const t = await market.reserve({ flavourId: m.flavourId, buyer: m.buyer, requestId: m.requestId, take: takeOf(m) });
         await this.send(m.sender, { ...base, transaction: wireTransaction(t) });
+      } else if (m.kind === 'rear-countersign') {
+        const signed = await market.countersign(m.contractId, m.buyer, m.buyerSignature);
+        await this.send(m.sender, { ...base, contract: signed.contract, sellerSignature: signed.signatures.seller });
       } else {
         const signed = await market.purchase({ transactionId: m.transactionId, flavourId: m.flavourId, buyer: m.buyer, ...(m.durationMs === undefined ? {} : { durationMs: m.durationMs }) });
         await this.send(m.sender, { ...base, contract: signed.contract, sellerSignature: signed.signatures.seller });
@@ -166,6 +170,18 @@ export class RearNode {
     }));
     if (answer.contract === undefined || answer.sellerSignature === undefined) throw refusalError(answer);
     return buyerCountersigns(this.o.keyring, { contract: answer.contract, signatures: { seller: answer.sellerSignature } }, this.self);
+  }
+
+  /** Carries the buyer's countersignature back to the seller, which verifies both and keeps it. */
+  async countersign(signed: SignedContract): Promise<void> {
+    const { contract, signatures } = signed;
+    if (signatures.buyer === undefined) throw new EdgeshifuError('invalid', `contract ${contract.contractId} is not countersigned`);
+    const buyerSignature = signatures.buyer;
+    const sn = this.o.topology.supernode;
+    const answer = await this.request<SaleAnswerMessage>((id) => `${id}/sale`, (requestId) => ({
+      kind: 'rear-countersign', to: sn, requestId, path: [this.self], seller: contract.seller.cluster, sellerDomain: contract.seller.domain, buyer: this.self, contractId: contract.contractId, buyerSignature,
+    }));
+    if (answer.contract === undefined) throw refusalError(answer);
   }
 }
 

@@ -6,7 +6,7 @@ import test from 'ava';
 import type { ContractObject, TransactionObject } from '../../controller/rear/book-objects.ts';
 import { SOLD_APP_PREFIX } from '../../controller/drone/host-ledger.ts';
 import { waitFor } from '../support/wait.ts';
-import { createApp, readApp, startMember, twoComponentApp } from '../offload/support.ts';
+import { APPS, createApp, readApp, startMember, twoComponentApp } from '../offload/support.ts';
 import { createSolver, listed, rearFederation, rearOf, solverStatus } from './controllers.ts';
 
 test.serial('capacity REAR sells is not offered by DRONE\'s auction, and what DRONE hosts is not sold by REAR', async (t) => {
@@ -24,7 +24,14 @@ test.serial('capacity REAR sells is not offered by DRONE\'s auction, and what DR
   // the seller keeps the contract as a resource and holds it in DRONE's ledger
   const [contract] = await waitFor('the Contract on prov-b', async () => { const c = (await listed<ContractObject>(prov.kube, 'contracts')).filter((x) => x.spec.contractID === contractId); return c.length === 1 ? c : undefined; });
   t.like(contract?.spec, { buyer: 'cons-a', resources: { cpu: '3000m', memory: '4096Mi' }, seller: { nodeID: 'prov-b', domain: 'domain-b' } });
-  t.is(contract?.status?.phase, 'Active');
+  const countersigned = await waitFor('the seller to hold the buyer\'s countersignature', async () => { const c = (await listed<ContractObject>(prov.kube, 'contracts')).find((x) => x.spec.contractID === contractId); return c?.status?.verified === true ? c : undefined; });
+  t.like(countersigned.status, { phase: 'Active', verified: true });
+  t.truthy(countersigned.spec.signatures.buyer);
+  // the buyer's own records: its copy of the Contract and an Allocation waiting for the virtual node
+  const mine = (await listed<ContractObject>(cons.kube, 'contracts', APPS)).find((c) => c.spec.contractID === contractId);
+  t.like(mine?.status, { phase: 'Active', verified: true });
+  const [allocation] = await listed<{ spec: { contract: string; type: string }; status?: { phase?: string } }>(cons.kube, 'allocations', APPS);
+  t.like(allocation, { spec: { contract: contractId, type: 'VirtualNode' }, status: { phase: 'Inactive' } });
   t.deepEqual(provAgent?.hosted().filter((e) => e.app.startsWith(SOLD_APP_PREFIX)).map((e) => [e.origin, e.app, e.resources.cpu]), [['cons-a', `${SOLD_APP_PREFIX}${contractId}`, 3000]]);
   t.is(provRear.market?.flavours()[0]?.characteristics.cpu, 1000, 'the flavour shrank to what is left');
 
@@ -64,6 +71,10 @@ test.serial('a seller restarted between reserve and purchase still sells the pur
   const signed = await buyer.purchase(flavour, transaction.transactionId, 600_000);
   t.is(signed.contract.transactionId, transaction.transactionId);
   t.truthy(signed.signatures.buyer);
+  // a countersignature that is not the buyer's is refused; the genuine one is kept
+  await t.throwsAsync(buyer.countersign({ contract: signed.contract, signatures: { seller: signed.signatures.seller, buyer: signed.signatures.seller } }), { message: /does not verify/ });
+  await buyer.countersign(signed);
+  t.true((await listed<ContractObject>(prov.kube, 'contracts')).find((c) => c.spec.contractID === signed.contract.contractId)?.status?.verified);
   await waitFor('the Contract on prov-b, the Transaction gone', async () => {
     const contracts = await listed<ContractObject>(prov.kube, 'contracts');
     const transactions = await listed<TransactionObject>(prov.kube, 'transactions');
