@@ -21,12 +21,16 @@ export interface BookStoreOptions {
   readonly clock?: () => number;
 }
 
+/** The path a contract's purchase came by, comma-separated: its buyer is told along it when the contract is withdrawn. */
+export const ROUTE_ANNOTATION = 'rear.edgeshifu.io/route';
 const APPLY = { contentType: 'application/apply-patch+yaml', query: { fieldManager: 'edgeshifu-rear', force: true } } as const;
 const MERGE = 'application/merge-patch+json';
 
 export class BookStore {
   private readonly o: BookStoreOptions;
   private last: Book = EMPTY_BOOK;
+  /** The path each live contract's purchase came by (where to tell its buyer it ended), from the Contracts' annotation. */
+  readonly routes = new Map<string, readonly string[]>();
 
   constructor(options: BookStoreOptions) {
     this.o = options;
@@ -47,12 +51,22 @@ export class BookStore {
     const live = new Set([...this.last.transactions.map((t) => t.transactionId)]);
     for (const t of transactions.items) if (!live.has(t.spec.transactionID)) await this.remove('transactions', t.spec.transactionID);
     const active = new Set(this.last.contracts.map((c) => c.contractId));
+    for (const c of contracts.items) {
+      const route = c.metadata?.annotations?.[ROUTE_ANNOTATION];
+      if (route !== undefined && active.has(c.spec.contractID)) this.routes.set(c.spec.contractID, route.split(','));
+    }
     for (const c of contracts.items) if ((c.status?.phase ?? 'Active') === 'Active' && !active.has(c.spec.contractID)) await this.retire(c.spec.contractID, true);
     return this.last;
   }
 
-  /** The Market's hook: writes what changed since the last book. */
-  async persist(book: Book): Promise<void> {
+  /** Keeps the path a contract's purchase came by. */
+  async keepRoute(contractId: string, path: readonly string[]): Promise<void> {
+    this.routes.set(contractId, path);
+    await this.o.client.request('PATCH', this.path('contracts', contractId), { body: { metadata: { annotations: { [ROUTE_ANNOTATION]: path.join(',') } } }, contentType: MERGE });
+  }
+
+  /** The Market's hook: writes what changed since the last book; returns the contracts withdrawn before their time. */
+  async persist(book: Book): Promise<Contract[]> {
     const { added, gone } = bookChanges(this.last, book);
     const now = (this.o.clock ?? Date.now)();
     for (const t of added.transactions) await this.o.client.request('PATCH', this.path('transactions', t.transactionId), { body: transactionObject(t, this.o.namespace, this.o.seller), ...APPLY });
@@ -63,6 +77,7 @@ export class BookStore {
     for (const t of gone.transactions) await this.remove('transactions', t.transactionId);
     for (const c of gone.contracts) await this.retire(c.contractId, c.expiresAt <= now);
     this.last = book;
+    return gone.contracts.filter((c) => c.expiresAt > now);
   }
 
   /** The buyer's countersignature, verified by the caller: kept on the Contract. */

@@ -7,7 +7,9 @@ import type { Keyring } from '../../shared/bus/signing.ts';
 import { errorMessage } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/log.ts';
 import { API_VERSION } from '../../shared/crds/resources.ts';
-import { contractObject, SELLER_LABEL } from './book-objects.ts';
+import type { KubernetesListObject } from '@kubernetes/client-node';
+import { contractObject, SELLER_LABEL, type ContractObject } from './book-objects.ts';
+import type { ContractEndedMessage } from './messages/index.ts';
 import { verifyContract, type SignedContract } from './contract-signing.ts';
 import type { RearNode } from './rear-node.ts';
 import { toQuantities } from './quantities.ts';
@@ -56,6 +58,22 @@ export class BuyerRecords {
       this.o.logger.warn({ contract: id, err: errorMessage(err) }, 'countersignature not delivered to the seller');
       await this.contractStatus(namespace, id, { phase: 'Active', verified, message: `the seller did not take the countersignature: ${errorMessage(err)}`.slice(0, 1024) });
     }
+  }
+
+  /**
+   * The seller says a contract ended before its time: the buyer's copy and Allocation say so.
+   * Returns the Solver that held it, or undefined when no contract of that seller is known here.
+   */
+  async ended(m: ContractEndedMessage): Promise<{ namespace: string; solver: string } | undefined> {
+    const list = await this.o.client.request<KubernetesListObject<ContractObject>>('GET', `/apis/${API_VERSION}/contracts`, { query: { labelSelector: `${BUYER_LABEL}=${this.o.self}` } });
+    const copy = list.items.find((c) => c.spec.contractID === m.contractId && c.spec.seller.nodeID === m.seller);
+    const namespace = copy?.metadata?.namespace;
+    if (copy === undefined || namespace === undefined) return undefined;
+    const phase = m.reason === 'withdrawn' ? 'Withdrawn' : 'Ended';
+    await this.contractStatus(namespace, m.contractId, { phase, message: `${m.seller}: ${m.message}`.slice(0, 1024) });
+    await this.o.client.request('PATCH', `${this.path(namespace, 'allocations', m.contractId)}/status`, { body: { status: { phase: 'Released', message: `the contract was ${phase.toLowerCase()} by ${m.seller}` } }, contentType: MERGE })
+      .catch((err: unknown) => { this.o.logger.warn({ contract: m.contractId, err: errorMessage(err) }, 'allocation not released'); });
+    return { namespace, solver: copy.metadata?.labels?.[SOLVER_LABEL] ?? '' };
   }
 
   private async contractStatus(namespace: string, id: string, status: Record<string, unknown>): Promise<void> {

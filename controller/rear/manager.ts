@@ -17,7 +17,7 @@ import type { DroneFederation } from '../offload/federation.ts';
 import { BookStore } from './book-store.ts';
 import { BuyerRecords } from './buyer-records.ts';
 import { sellerSigns } from './contract-signing.ts';
-import type { RearResources } from './core/model.ts';
+import type { Contract, RearResources } from './core/model.ts';
 import type { Book } from './core/provider.ts';
 import { droneHeld, ledgerSync } from './core/shared-slice.ts';
 import { FlavorPublisher } from './flavor-publisher.ts';
@@ -48,6 +48,7 @@ export class RearService {
   private readonly deps: RearDeps;
   private solvers?: Informer<Solver>;
   private reconciler?: SolverReconciler;
+  private records?: BuyerRecords;
   private publisher?: FlavorPublisher;
   private timer?: NodeJS.Timeout;
   private published = '';
@@ -78,7 +79,11 @@ export class RearService {
     this.market = new Market({
       config: catalogueOf(settings, self, settings.rearDomain), terms: termsOf(settings), keyring, book,
       slice: () => ({ offered: agent.offered(), held: droneHeld(agent.hosted()) }),
-      persist: async (next) => { await store.persist(next); this.syncLedger(next); },
+      persist: async (next) => {
+        const withdrawn = await store.persist(next);
+        this.syncLedger(next);
+        for (const c of withdrawn) this.tellWithdrawn(c);
+      },
       countersigned: (signed) => store.countersigned(signed.contract.contractId, signed.signatures.buyer ?? ''),
     });
     // DRONE's connection carries REAR's kinds too (its codec was made with REAR's schemas)
@@ -86,12 +91,18 @@ export class RearService {
     this.node = new RearNode({
       bus, topology: topologyOf(settings, self, settings.rearDomain), keyring, market: this.market,
       cacheTtlMs: settings.rearCacheTtlSeconds * 1000, replyTimeoutMs: settings.rearReplyTimeoutMs, logger: logger.child({ part: 'rear' }),
+      sold: (contractId, path) => { store.keepRoute(contractId, path).catch((err: unknown) => { logger.warn({ contract: contractId, err: errorMessage(err) }, 'route of a contract not kept'); }); },
+      ended: async (m) => {
+        const held = await this.records?.ended(m);
+        if (held !== undefined) await this.reconciler?.contractEnded(held.namespace, held.solver, `contract ${m.contractId} was ${m.reason} by ${m.seller}: ${m.message}`);
+      },
     });
     await this.node.start();
     this.publisher = new FlavorPublisher(client, self);
     const path = `/apis/${API_VERSION}/solvers`;
     this.solvers = new Informer<Solver>({ path, logger: logger.child({ informer: 'Solver' }), watch: client.watch, list: () => client.request<KubernetesListObject<Solver>>('GET', path) });
     const records = new BuyerRecords({ client, keyring, node: this.node, self, logger });
+    this.records = records;
     this.reconciler = new SolverReconciler({ client, solvers: this.solvers, node: this.node, bought: (namespace, solver, signed) => records.bought(namespace, solver, signed), localFree: this.deps.localFree, logger, registry: this.deps.registry, candidateTtlMs: settings.rearCacheTtlSeconds * 1000 });
     await this.solvers.start();
     this.reconciler.start();
@@ -114,6 +125,16 @@ export class RearService {
         await sleep(backoff.next(), this.stopping.signal);
       }
     }
+  }
+
+  /** A contract withdrawn before its time: its buyer is told, along the path its purchase came by. */
+  private tellWithdrawn(contract: Contract): void {
+    const route = this.store?.routes.get(contract.contractId);
+    this.store?.routes.delete(contract.contractId);
+    if (route === undefined || this.node === undefined) return;
+    this.node.tellEnded(contract, route, 'withdrawn', 'the provider withdrew the contract; its resources are no longer held').catch((err: unknown) => {
+      this.deps.logger.warn({ contract: contract.contractId, err: errorMessage(err) }, 'buyer not told of a withdrawn contract');
+    });
   }
 
   /** REAR's holdings into DRONE's host ledger: exactly the live transactions and contracts. */

@@ -101,6 +101,15 @@ export class SolverReconciler {
     return {};
   }
 
+  /** The seller ended the Solver's contract before its time: Failed, reason ContractEnded. */
+  async contractEnded(namespace: string, name: string, message: string): Promise<void> {
+    const key = `${namespace}/${name}`;
+    const solver = this.deps.solvers.get(name, namespace);
+    if (solver === undefined) return;
+    const at = this.written.get(key) ?? writtenOf(solver);
+    await this.save(solver, key, { ...at, state: nextSolver(at.state, { type: 'contract-ended', message }, this.deps.maxAttempts ?? 3) });
+  }
+
   /** Local capacity, then the known candidates, then discovery; ends Solved or Reserving. */
   private async acquire(intent: Intent, step: (e: SolverEvent, domain?: string) => Promise<void>): Promise<void> {
     const pick = (): ReturnType<typeof decide> => decide(intent, this.deps.localFree(), [...prune(this.candidates, this.now()).values()], this.now());

@@ -1,7 +1,8 @@
 // REAR wired into the real controller, on three real control planes: a Solver on cons-a is
 // bought from prov-b in another domain over DRONE's signed bus; REAR and DRONE share prov-b's
-// slice both ways; the seller's book survives a restart between reserve and purchase, and an
-// unpurchased reservation still expires and gives its resources back.
+// slice both ways; a withdrawal mid-contract reaches the buyer's Solver and Contract; the
+// seller's book survives a restart between reserve and purchase, and an unpurchased reservation
+// still expires and gives its resources back.
 import test from 'ava';
 import type { ContractObject, TransactionObject } from '../../controller/rear/book-objects.ts';
 import { SOLD_APP_PREFIX } from '../../controller/drone/host-ledger.ts';
@@ -47,6 +48,12 @@ test.serial('capacity REAR sells is not offered by DRONE\'s auction, and what DR
   const running = await waitFor('shop to run on prov-b', async () => { const d = await readApp(cons.kube, 'shop'); return d?.status?.phase === 'RUNNING' ? d : undefined; }, { timeoutMs: 180_000 });
   t.deepEqual(running.status?.components?.map((c) => c.cluster), ['prov-b', 'prov-b']);
   t.is((await listed<ContractObject>(prov.kube, 'contracts')).find((c) => c.spec.contractID === contractId)?.status?.phase, 'Withdrawn');
+  // the buyer is told: its Solver, its Contract copy and its Allocation say the contract is over
+  const ended = await waitFor('the consumer\'s Solver to see the withdrawal', async () => { const s = await solverStatus(cons.kube, 'big'); return s?.phase === 'Failed' ? s : undefined; });
+  t.like(ended, { reason: 'ContractEnded' });
+  t.regex(ended.message ?? '', /withdrawn by prov-b/);
+  t.is((await listed<ContractObject>(cons.kube, 'contracts', APPS)).find((c) => c.spec.contractID === contractId)?.status?.phase, 'Withdrawn');
+  t.is((await listed<{ status?: { phase?: string } }>(cons.kube, 'allocations', APPS))[0]?.status?.phase, 'Released');
 
   // and the other way: what DRONE hosts leaves REAR's flavour
   const cpuOnSale = await waitFor('REAR\'s flavour to leave out DRONE\'s components', () => { const cpu = provRear.market?.flavours()[0]?.characteristics.cpu; return cpu !== undefined && cpu <= 2000 ? cpu : undefined; }, { timeoutMs: 60_000 });

@@ -2,6 +2,7 @@
 // directed (`to`): each hop sends to the next one, and signs what it sends.
 import type { TSchema } from '@sinclair/typebox';
 import { MessageCodec } from '../../../shared/bus/codec.ts';
+import { ContractEndedMessage } from './contract-ended.ts';
 import { CountersignContractMessage } from './countersign-contract.ts';
 import { FlavoursAnswerMessage } from './flavours-answer.ts';
 import { ListFlavoursMessage } from './list-flavours.ts';
@@ -9,8 +10,8 @@ import { PurchaseFlavourMessage } from './purchase-flavour.ts';
 import { ReserveFlavourMessage } from './reserve-flavour.ts';
 import { SaleAnswerMessage } from './sale-answer.ts';
 
-export type { CountersignContractMessage, FlavoursAnswerMessage, ListFlavoursMessage, PurchaseFlavourMessage, ReserveFlavourMessage, SaleAnswerMessage };
-export type RearMessage = ListFlavoursMessage | FlavoursAnswerMessage | ReserveFlavourMessage | PurchaseFlavourMessage | CountersignContractMessage | SaleAnswerMessage;
+export type { ContractEndedMessage, CountersignContractMessage, FlavoursAnswerMessage, ListFlavoursMessage, PurchaseFlavourMessage, ReserveFlavourMessage, SaleAnswerMessage };
+export type RearMessage = ListFlavoursMessage | FlavoursAnswerMessage | ReserveFlavourMessage | PurchaseFlavourMessage | CountersignContractMessage | ContractEndedMessage | SaleAnswerMessage;
 export type RearKind = RearMessage['kind'];
 
 export const REAR_SCHEMAS: Readonly<Record<RearKind, TSchema>> = {
@@ -19,6 +20,7 @@ export const REAR_SCHEMAS: Readonly<Record<RearKind, TSchema>> = {
   'rear-reserve': ReserveFlavourMessage,
   'rear-purchase': PurchaseFlavourMessage,
   'rear-countersign': CountersignContractMessage,
+  'rear-contract-ended': ContractEndedMessage,
   'rear-sale': SaleAnswerMessage,
 };
 
