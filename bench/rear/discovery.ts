@@ -2,8 +2,9 @@
 // own (D more clusters), every REAR agent on one aedes broker on 127.0.0.1 (in memory, as DRONE's
 // benchmark runs its agents). Member c0 of domain 0 is the consumer; every other member sells a
 // flavour. Each discovery goes c0 → its supernode → the members of its domain and every other
-// supernode → their members, and back: caches are kept 1 ms, so every discovery asks everyone
-// (the cold case). Baseline in the same run: a DRONE auction among the same N clusters (c0 the
+// supernode → their members, and back, with no cache (every discovery asks everyone: the cold
+// case); the warm case keeps what came back for a minute, so after the first discovery the
+// consumer's supernode answers from its peering-candidate cache. Baseline in the same run: a DRONE auction among the same N clusters (c0 the
 // origin with no room, the others with room) for a job of two 500m/512Mi components, from
 // submission to placed (every host ACKed), with DRONE's benchmark harness (bench/drone-group.ts).
 // Figures: p50 and p99 of each, and their ratio. Run: npm run bench:rear
@@ -43,7 +44,7 @@ function topologies(n: number, d: number): Map<string, Topology> {
   return out;
 }
 
-async function rearRow(n: number, d: number): Promise<{ p50: number; p99: number; found: number }> {
+async function rearRow(n: number, d: number, cacheTtlMs: number): Promise<{ p50: number; p99: number; found: number }> {
   const map = topologies(n, d);
   const ids = [...map.keys()];
   const broker = new EmbeddedBroker({ owner: 'bench', host: '127.0.0.1', port: 0, users: [...ids, 'bench'].map(user) });
@@ -59,7 +60,7 @@ async function rearRow(n: number, d: number): Promise<{ p50: number; p99: number
       buses.push(bus);
       const sells = id.startsWith('c') && id !== 'c0';
       const market = sells ? new Market({ config: { ...partitionable, owner: { ...partitionable.owner, cluster: id, domain: topology.domain } }, terms, slice: () => slice, keyring }) : undefined;
-      const node = new RearNode({ bus, topology, keyring, ...(market === undefined ? {} : { market }), cacheTtlMs: 1, replyTimeoutMs: 10_000 });
+      const node = new RearNode({ bus, topology, keyring, ...(market === undefined ? {} : { market }), cacheTtlMs, replyTimeoutMs: 10_000 });
       await node.start();
       nodes.set(id, node);
     }
@@ -101,8 +102,10 @@ for (const [n, d] of ROWS) {
     drone.set(n, row);
     console.log(`DRONE ${String(n).padStart(3)} clusters               load ${loadavg()[0]?.toFixed(2) ?? '?'}  placed p50 ${row.p50.toFixed(1)} ms  p99 ${row.p99.toFixed(1)} ms  (failed ${row.failed})`);
   }
-  const rear = await rearRow(n, d);
   const base = drone.get(n);
-  console.log(`REAR  ${String(n).padStart(3)} clusters ${String(d).padStart(2)} domains    load ${loadavg()[0]?.toFixed(2) ?? '?'}  discovery p50 ${rear.p50.toFixed(1)} ms  p99 ${rear.p99.toFixed(1)} ms  (${rear.found} flavours)  p50 ${(rear.p50 / (base?.p50 ?? Number.NaN)).toFixed(2)}× DRONE's`);
+  for (const [label, ttl] of [['cold', 0], ['warm', 60_000]] as const) {
+    const rear = await rearRow(n, d, ttl);
+    console.log(`REAR  ${String(n).padStart(3)} clusters ${String(d).padStart(2)} domains ${label}  load ${loadavg()[0]?.toFixed(2) ?? '?'}  discovery p50 ${rear.p50.toFixed(1)} ms  p99 ${rear.p99.toFixed(1)} ms  (${rear.found} flavours)  p50 ${(rear.p50 / (base?.p50 ?? Number.NaN)).toFixed(2)}× DRONE's`);
+  }
 }
 process.exit(0);
