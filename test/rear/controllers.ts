@@ -7,19 +7,22 @@ import type { RearService } from '../../controller/rear/manager.ts';
 import { API_VERSION } from '../../shared/crds/resources.ts';
 import type { Kube } from '../support/cluster.ts';
 import { waitFor } from '../support/wait.ts';
-import { APPS, startFederation, type Member } from '../offload/support.ts';
+import { APPS, startFederation, type Member, type MemberSpec } from '../offload/support.ts';
 
-export interface RearFederation { cons: Member; sn: Member; prov: Member }
+export interface RearFederation { cons: Member; sn: Member; prov: Member; cons2?: Member }
 
-export async function rearFederation(t: ExecutionContext, provArgs: readonly string[] = []): Promise<RearFederation> {
-  const [cons, sn, prov] = await startFederation(t, [
-    { id: 'cons-a', cpu: '1', memory: '2Gi', args: ['--rear-domain', 'domain-a', '--rear-supernode', 'sn-a', '--rear-reply-timeout-ms', '1000'] },
-    { id: 'sn-a', cpu: '1', memory: '2Gi', args: ['--rear-domain', 'domain-a', '--rear-members', 'cons-a', '--rear-supernodes', 'domain-b=prov-b', '--rear-reply-timeout-ms', '1000'] },
+/** `secondConsumer`: a fourth cluster, cons-a2, also behind sn-a. */
+export async function rearFederation(t: ExecutionContext, provArgs: readonly string[] = [], secondConsumer = false): Promise<RearFederation> {
+  const consumer = (id: string): MemberSpec => ({ id, cpu: '1', memory: '2Gi', args: ['--rear-domain', 'domain-a', '--rear-supernode', 'sn-a', '--rear-reply-timeout-ms', '1000'] });
+  const [cons, sn, prov, cons2] = await startFederation(t, [
+    consumer('cons-a'),
+    { id: 'sn-a', cpu: '1', memory: '2Gi', args: ['--rear-domain', 'domain-a', '--rear-members', secondConsumer ? 'cons-a,cons-a2' : 'cons-a', '--rear-supernodes', 'domain-b=prov-b', '--rear-reply-timeout-ms', '1000'] },
     { id: 'prov-b', cpu: '8', memory: '16Gi', args: ['--rear-domain', 'domain-b', '--rear-supernodes', 'domain-a=sn-a', '--rear-reply-timeout-ms', '1000', ...provArgs] },
+    ...(secondConsumer ? [consumer('cons-a2')] : []),
   ], { signed: true });
   if (cons === undefined || sn === undefined || prov === undefined) throw new Error('no federation');
   await waitFor('prov-b to sell its slice', () => ((rearOf(prov).market?.flavours().length ?? 0) > 0 ? true : undefined), { timeoutMs: 60_000 });
-  return { cons, sn, prov };
+  return { cons, sn, prov, ...(cons2 === undefined ? {} : { cons2 }) };
 }
 
 export function rearOf(m: Member): RearService {
