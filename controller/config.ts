@@ -2,6 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { PROTOCOLS } from '../shared/crds/edgedevice.ts';
 import { OffloadSettings } from './offload/settings.ts';
+import { RearSettings } from './rear/settings.ts';
 
 const DEFAULT_IMAGE = 'ghcr.io/edgeshifu/edgeshifu:0.1.0';
 
@@ -34,6 +35,8 @@ export const ControllerConfig = Type.Object({
   identity: Type.Optional(Type.String({ description: 'Leader-election identity; the pod name (HOSTNAME) by default.' })),
   // DRONE offloading: off unless --drone-cluster is set
   ...OffloadSettings.properties,
+  // REAR: off unless --rear-domain is set (and DRONE is on)
+  ...RearSettings.properties,
 });
 export type ControllerConfig = Static<typeof ControllerConfig>;
 

@@ -100,8 +100,13 @@ export function describe(rule: AccessRule): string {
   return 'resource' in rule ? `${rule.resource.verb} ${rule.resource.resource}.${rule.resource.group}` : `${rule.nonResource.verb} ${rule.nonResource.path}`;
 }
 
-/** The rule a path is held to: /metrics by its own, everything else by the map's. */
+/** REAR's REST routes (controller/rear/README.md): a FLUIDOS buyer lists flavours (GET, or POST a selector) as one who may list Flavors, and reserves or purchases as one who may create Transactions. */
+export const REAR_LIST_RULE: AccessRule = { resource: { verb: 'list', group: 'shifu.edgenesis.io', resource: 'flavors' } };
+export const REAR_BUY_RULE: AccessRule = { resource: { verb: 'create', group: 'shifu.edgenesis.io', resource: 'transactions' } };
+
+/** The rule a path is held to: /metrics by its own, REAR's routes by theirs, everything else by the map's. */
 export function ruleFor(path: string): AccessRule {
+  if (path.startsWith('/api/v2/')) return path.startsWith('/api/v2/flavors') ? REAR_LIST_RULE : REAR_BUY_RULE;
   return path === '/metrics' ? METRICS_RULE : EDGEMAP_RULE;
 }
 

@@ -34,7 +34,7 @@ export async function runController(argv: readonly string[], env: NodeJS.Process
   const app = controllerServer({
     registry,
     logger,
-    routes: [edgeMapRouter(map, { signal: shutdown.signal, logger, registry })],
+    routes: [edgeMapRouter(map, { signal: shutdown.signal, logger, registry }), controller.rearRoute],
     ...(config.edgemapAuth ? { guard: tokenGuard(new TokenGate({ reviewer: kubeReviewer(client), logger })) } : {}),
     ready: () => !controller.synced ? { ok: false, detail: 'filling caches' }
       : { ok: true, detail: controller.leading ? 'leading' : 'caches synced; standing by for the lease' },

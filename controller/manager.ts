@@ -24,6 +24,9 @@ import type { Topology } from './topology.ts';
 import { World, type EdgeDevice, type EdgeNode } from './world.ts';
 import { sameButVersion } from './records.ts';
 import type { Offloader } from './offload/manager.ts';
+import type { RearService } from './rear/manager.ts';
+import type { RearResources } from './rear/core/model.ts';
+import type { HttpRoute } from '../shared/node-http.ts';
 import { errorMessage } from '../shared/errors.ts';
 
 export interface ControllerDeps {
@@ -39,6 +42,10 @@ export class Controller {
   readonly world: World;
   /** DRONE offloading, when this cluster has a DRONE id (made by start(), started by lead()). */
   offloader?: Offloader;
+  /** REAR, when this cluster has a DRONE id and a REAR domain (made by start(), started by lead() after DRONE). */
+  rear?: RearService;
+  /** The REST routes of REAR for the controller's server (nothing until REAR runs). */
+  readonly rearRoute: HttpRoute = (req, res) => this.rear?.route(req, res) ?? false;
   /** Resolves once offloading runs (or at once without it). */
   offloading: Promise<void> = Promise.resolve();
   private readonly deps: ControllerDeps;
@@ -121,8 +128,9 @@ export class Controller {
     this.world.deployments.forEach((record, key) => { this.hostDeploymentEvent(key, record); });
     this.world.services.forEach((record) => { if (record.shared !== undefined) this.enqueue(hostKey(record.shared.node)); });
     if (this.offloader !== undefined) {
-      this.offloading = this.offloader.start();
-      this.offloading.catch((err: unknown) => { this.deps.logger.error({ err: errorMessage(err) }, 'DRONE offloading did not start'); });
+      const offloader = this.offloader;
+      this.offloading = offloader.start().then(() => this.rear?.start());
+      this.offloading.catch((err: unknown) => { this.deps.logger.error({ err: errorMessage(err) }, 'DRONE offloading (or REAR) did not start'); });
     }
     this.deps.logger.info('reconciling');
   }
@@ -136,9 +144,17 @@ export class Controller {
     const droneCluster = config.droneCluster;
     if (droneCluster === undefined || this.offloader !== undefined) return;
     const { Offloader } = await import('./offload/manager.ts');
+    // REAR rides on DRONE (its bus, keys and slice); its code loads only when a domain is set
+    const rearDomain = config.rearDomain;
+    const rearSchemas = rearDomain === undefined ? undefined : (await import('./rear/messages/index.ts')).REAR_SCHEMAS;
     // PodRecord has the V1Pod shape DRONE's capacity reads (records.ts): its cache serves as a V1Pod one
     const pods = this.world.pods as unknown as Informer<V1Pod>;
-    this.offloader = new Offloader({ client, settings: { ...config, droneCluster }, logger, registry: this.deps.registry, nodes: this.world.nodes, pods, topology: this.deps.topology });
+    const offloader = new Offloader({ client, settings: { ...config, droneCluster }, logger, registry: this.deps.registry, nodes: this.world.nodes, pods, topology: this.deps.topology, ...(rearSchemas === undefined ? {} : { extraSchemas: rearSchemas }) });
+    this.offloader = offloader;
+    if (rearDomain === undefined) return;
+    const { RearService } = await import('./rear/manager.ts');
+    const localFree = (): RearResources => { const f = offloader.free(); return { cpu: f.cpu, memory: f.memory, pods: f.pods ?? Number.MAX_SAFE_INTEGER, storage: 0, gpu: 0 }; };
+    this.rear = new RearService({ client, settings: { ...config, droneCluster, rearDomain }, federation: offloader.federation, localFree, logger, registry: this.deps.registry });
   }
 
   /** Stops once, however often it is called. */
@@ -149,6 +165,7 @@ export class Controller {
 
   private async shutdown(): Promise<void> {
     await this.offloading.catch(() => undefined);
+    await this.rear?.stop();
     await this.offloader?.stop();
     await this.runner.stop();
     await this.world.stop();

@@ -8,7 +8,7 @@ import type { Logger } from '../../shared/log.ts';
 import { agentFilters, broadcastTopic, directTopic, multiFilters, multiTopic } from '../../shared/bus/topics.ts';
 import { DroneCore, type DroneConfig, type DroneEvent, type Output } from './agent-core.ts';
 import { onTheWire, type WireMessage } from './core/addressing.ts';
-import type { DroneBody, DroneMessage } from './messages/index.ts';
+import { DRONE_SCHEMAS, type DroneBody, type DroneMessage } from './messages/index.ts';
 import type { Job, Resources } from './model.ts';
 import { errorMessage } from '../../shared/errors.ts';
 
@@ -86,6 +86,7 @@ export class DroneAgent extends EventEmitter<DroneAgentEvents> {
    */
   private readonly receiveSteps: ReadonlyArray<(message: DroneMessage) => 'done' | undefined> = [
     this.skipOwnEcho.bind(this),
+    this.skipOtherProtocols.bind(this),
     this.handToOffloading.bind(this),
     this.noteRefusal.bind(this),
     this.queueForCore.bind(this),
@@ -94,6 +95,11 @@ export class DroneAgent extends EventEmitter<DroneAgentEvents> {
   /** Its own messages echoed by its broker (a client shared with the relay gets them): the core ignores them, so they need no turn of it. */
   private skipOwnEcho(message: DroneMessage): 'done' | undefined {
     return message.sender === this.cluster && message.kind !== 'resources' ? 'done' : undefined;
+  }
+
+  /** Another protocol's message on the shared connection (REAR's): not the auction's. */
+  private skipOtherProtocols(message: DroneMessage): 'done' | undefined {
+    return Object.hasOwn(DRONE_SCHEMAS, message.kind) ? undefined : 'done';
   }
 
   /** Leases and hosts' reports are the Kubernetes side's (`offload` events), not the auction core's. */

@@ -5,6 +5,13 @@
 import type { Held } from './auction/budget.ts';
 import { describeResources, type Resources } from './model.ts';
 
+/**
+ * Entries whose app starts with this are capacity REAR sold under a contract (controller/rear/):
+ * counted as used like any hosted component, but never reclaimed when the slice shrinks (a
+ * contract holds until it ends or is withdrawn).
+ */
+export const SOLD_APP_PREFIX = 'rear.';
+
 export interface HostedEntry extends Held {
   readonly requestId: string;
   readonly acceptedAt: number;

@@ -15,7 +15,9 @@ import { DroneAgent } from '../drone/agent.ts';
 import { asDroneBus, droneBusClient } from '../drone/bus.ts';
 import type { BusMetrics } from '../../shared/bus/metrics.ts';
 import type { DroneConfig } from '../drone/agent-core.ts';
-import { droneCodec, type DroneMessage } from '../drone/messages/index.ts';
+import { DRONE_SCHEMAS, type DroneMessage } from '../drone/messages/index.ts';
+import { MessageCodec } from '../../shared/bus/codec.ts';
+import type { TSchema } from '@sinclair/typebox';
 import type { Resources } from '../drone/model.ts';
 import { keysOf, neighbourOf, type Federation } from '../drone/neighbours.ts';
 import { droneKeyring } from '../drone/config.ts';
@@ -34,6 +36,8 @@ export interface FederationDeps {
   readonly free: Resources;
   /** The bus counters, on the controller's registry (its /metrics). */
   readonly metrics?: BusMetrics;
+  /** Other protocols' message kinds on the same signed connection and relay (REAR's, when it runs). */
+  readonly extraSchemas?: Readonly<Record<string, TSchema>>;
 }
 
 /** An embedded broker off loopback serves TLS, unless insecure is asked for by name. */
@@ -115,6 +119,18 @@ export class DroneFederation {
     return this.agent.providers().length > 0 || Date.now() - this.startedAt >= this.deps.settings.droneAdvertTtlMs;
   }
 
+  /** The signed bus connection (started by start()): REAR publishes and subscribes on it too. */
+  get connection(): ReturnType<typeof droneBusClient> {
+    if (this.bus === undefined) throw new EdgeshifuError('unavailable', 'the DRONE bus is not started');
+    return this.bus;
+  }
+
+  /** This cluster's signing key and its neighbours' public keys (from the Federations). */
+  get keys(): Keyring {
+    if (this.keyring === undefined) throw new EdgeshifuError('unavailable', 'the DRONE bus is not started');
+    return this.keyring;
+  }
+
   /** Where this cluster's broker listens (the embedded one's real port once started). */
   get url(): string {
     return this.brokerUrl;
@@ -144,7 +160,7 @@ export class DroneFederation {
     } else this.brokerUrl = settings.droneBrokerUrl;
     const guard = { limits: rateLimits(settings.droneRateLimits), replayWindow: { pastMs: settings.droneReplayWindowSeconds * 1000, futureMs: settings.droneReplayWindowSeconds * 100 } };
     const own = { ...guard, allowInsecure: settings.droneAllowInsecure, ...(tls === undefined ? {} : { tls: { ca: tls.ca } }) };
-    const codec = droneCodec();
+    const codec = new MessageCodec<DroneMessage>({ ...DRONE_SCHEMAS, ...this.deps.extraSchemas });
     // signs what this cluster publishes (with a key) and checks senders whose Federation has a public key
     this.keyring = droneKeyring(settings, new Map()) ?? new Keyring({ peers: new Map(), require: false });
     // The embedded broker runs in this process: the agent and the relay reach it in memory, not over a loopback socket (shared/bus/broker.ts connect).

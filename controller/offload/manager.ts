@@ -13,7 +13,7 @@ import type { DroneEvent } from '../drone/agent-core.ts';
 import type { OffloadMessage } from '../drone/agent.ts';
 import { clusterFree } from '../drone/slicing/capacity.ts';
 import { nodeInput, podInput } from '../drone/slicing/kube-input.ts';
-import { DroneFederation } from './federation.ts';
+import { DroneFederation, type FederationDeps } from './federation.ts';
 import { imagePrefixes } from './admission.ts';
 import { HostSide } from './host-reconciler.ts';
 import { NewestPerKey } from './newest.ts';
@@ -37,6 +37,8 @@ export interface OffloaderDeps {
   readonly workers?: number;
   /** The edgeMap's port: neighbours and offloaded components are shown there. */
   readonly topology?: Topology;
+  /** Other protocols' message kinds on DRONE's connection (REAR's, when it runs). */
+  readonly extraSchemas?: FederationDeps['extraSchemas'];
 }
 
 function informer<T extends KubernetesObject>(deps: OffloaderDeps, kind: OffloadKind, labelSelector?: string): Informer<T> {
@@ -70,7 +72,7 @@ export class Offloader {
     this.deps = deps;
     const { settings, logger } = deps;
     const api = new OffloadApi(deps.client);
-    this.federation = new DroneFederation({ client: deps.client, settings, logger: logger.child({ part: 'drone' }), free: this.free(), metrics: busMetrics(deps.registry) });
+    this.federation = new DroneFederation({ client: deps.client, settings, logger: logger.child({ part: 'drone' }), free: this.free(), metrics: busMetrics(deps.registry), ...(deps.extraSchemas === undefined ? {} : { extraSchemas: deps.extraSchemas }) });
     this.deployments = informer(deps, 'DroneFederatedDeployment');
     this.offloadRequests = informer(deps, 'OffloadRequest');
     this.hostRequests = informer(deps, 'HostRequest');
@@ -100,7 +102,8 @@ export class Offloader {
     return this.deps.settings.droneCluster;
   }
 
-  private free(): ReturnType<typeof clusterFree> {
+  /** What the cluster has free now (the resources daemon's figure). */
+  free(): ReturnType<typeof clusterFree> {
     return clusterFree(this.deps.nodes.list().map(nodeInput), this.deps.pods.list().map(podInput));
   }
 

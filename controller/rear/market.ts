@@ -4,8 +4,9 @@
 // resources) before it is answered, the contracts signed by the seller.
 import { randomUUID } from 'node:crypto';
 import type { Keyring } from '../../shared/bus/signing.ts';
-import { sellerSigns, type SignedContract } from './contract-signing.ts';
-import { catalogue, EMPTY_BOOK, expire, purchase, reserve, withdraw, type Book, type PurchaseRequest, type ReserveRequest, type Terms } from './core/provider.ts';
+import { sellerSigns, verifyContract, type SignedContract } from './contract-signing.ts';
+import { EdgeshifuError } from '../../shared/errors.ts';
+import { catalogue, EMPTY_BOOK, expire, nextExpiry, purchase, reserve, withdraw, type Book, type PurchaseRequest, type ReserveRequest, type Terms } from './core/provider.ts';
 import type { CatalogueConfig, SliceInput } from './core/flavours.ts';
 import type { Contract, Flavour, Transaction } from './core/model.ts';
 import { select, validateSelector, type Selector } from './core/selector.ts';
@@ -20,6 +21,8 @@ export interface MarketOptions {
   /** Stores the book once changed, before the answer leaves (a restart then finds it). */
   readonly persist?: (book: Book) => Promise<void>;
   readonly book?: Book;
+  /** Keeps the buyer's countersignature once both signatures verify (e.g. on the Contract resource). */
+  readonly countersigned?: (signed: SignedContract) => Promise<void>;
 }
 
 export class Market {
@@ -78,12 +81,29 @@ export class Market {
     });
   }
 
+  /** The buyer's countersignature: both signatures must verify against the parties' keys. */
+  async countersign(contractId: string, buyer: string, buyerSignature: string): Promise<SignedContract> {
+    const contract = this.current().contracts.find((c) => c.contractId === contractId);
+    if (contract === undefined) throw new EdgeshifuError('not-found', `contract ${contractId} is unknown or has ended`);
+    if (contract.buyer !== buyer) throw new EdgeshifuError('forbidden', `contract ${contractId} belongs to another buyer`);
+    const signed = { contract, signatures: { seller: sellerSigns(this.options.keyring, contract).signatures.seller, buyer: buyerSignature } };
+    if (!verifyContract(this.options.keyring, signed, contract.seller.cluster)) throw new EdgeshifuError('forbidden', `contract ${contractId}: the buyer's countersignature does not verify against ${buyer}'s key`);
+    await this.options.countersigned?.(signed);
+    this.signed.set(contractId, signed);
+    return signed;
+  }
+
   withdraw(contractId: string): Promise<Contract | undefined> {
     return this.serial((book) => {
       const out = withdraw(book, contractId);
       this.signed.delete(contractId);
       return { book: out.book, result: out.withdrawn };
     });
+  }
+
+  /** When the book (as stored, expired entries still in it) next has something to drop. */
+  nextExpiry(): number | undefined {
+    return nextExpiry(this.book);
   }
 
   /** Drops what has expired (the shell calls it at the book's next expiry). */

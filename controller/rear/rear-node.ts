@@ -14,7 +14,7 @@ import type { Flavour, Take, Transaction } from './core/model.ts';
 import type { Selector } from './core/selector.ts';
 import { answerHop, isSupernode, nextHop, whomToAsk, type Topology } from './flows/routing.ts';
 import type { Market } from './market.ts';
-import type { FlavoursAnswerMessage, ListFlavoursMessage, PurchaseFlavourMessage, RearMessage, ReserveFlavourMessage, SaleAnswerMessage } from './messages/index.ts';
+import type { ContractEndedMessage, CountersignContractMessage, FlavoursAnswerMessage, ListFlavoursMessage, PurchaseFlavourMessage, RearMessage, ReserveFlavourMessage, SaleAnswerMessage } from './messages/index.ts';
 
 export interface RearNodeOptions {
   readonly bus: BusClient<RearMessage>;
@@ -28,6 +28,10 @@ export interface RearNodeOptions {
   readonly attempts?: number;
   readonly clock?: () => number;
   readonly logger?: Logger;
+  /** The seller: a contract was sold to a buyer that came by `path` (where to tell it the contract ended). */
+  readonly sold?: (contractId: string, path: readonly string[]) => void;
+  /** The buyer: its seller says a contract ended before its time. */
+  readonly ended?: (m: ContractEndedMessage) => Promise<void>;
 }
 
 type Body = Parameters<BusClient<RearMessage>['publish']>[1];
@@ -61,6 +65,8 @@ export class RearNode {
       if (m.kind === 'rear-list-flavours') await this.onList(m);
       else if (m.kind === 'rear-flavours') this.waiting.get(`${m.requestId}/${m.sender}`)?.(m);
       else if (m.kind === 'rear-sale') await this.onSaleAnswer(m);
+      else if (m.kind === 'rear-countersign') await this.onSale(m);
+      else if (m.kind === 'rear-contract-ended') await this.onContractEnded(m);
       else await this.onSale(m);
     } catch (err) {
       this.o.logger?.warn({ kind: m.kind, sender: m.sender, err: errorMessage(err) }, 'REAR message not handled');
@@ -92,7 +98,7 @@ export class RearNode {
   }
 
   // SALE_HOP
-  private async onSale(m: ReserveFlavourMessage | PurchaseFlavourMessage): Promise<void> {
+  private async onSale(m: ReserveFlavourMessage | PurchaseFlavourMessage | CountersignContractMessage): Promise<void> {
     const refuse = (err: unknown): Promise<RearMessage> => {
       const kind = isEdgeshifuError(err) && ['invalid', 'not-found', 'conflict', 'forbidden'].includes(err.kind) ? err.kind as 'invalid' : 'unavailable';
       return this.send(m.sender, { kind: 'rear-sale', to: m.sender, requestId: m.requestId, path: m.path, refusal: { kind, message: errorMessage(err).slice(0, 1024) } });
@@ -108,8 +114,12 @@ export class RearNode {
       if (m.kind === 'rear-reserve') {
         const t = await market.reserve({ flavourId: m.flavourId, buyer: m.buyer, requestId: m.requestId, take: takeOf(m) });
         await this.send(m.sender, { ...base, transaction: wireTransaction(t) });
+      } else if (m.kind === 'rear-countersign') {
+        const signed = await market.countersign(m.contractId, m.buyer, m.buyerSignature);
+        await this.send(m.sender, { ...base, contract: signed.contract, sellerSignature: signed.signatures.seller });
       } else {
         const signed = await market.purchase({ transactionId: m.transactionId, flavourId: m.flavourId, buyer: m.buyer, ...(m.durationMs === undefined ? {} : { durationMs: m.durationMs }) });
+        this.o.sold?.(signed.contract.contractId, m.path);
         await this.send(m.sender, { ...base, contract: signed.contract, sellerSignature: signed.signatures.seller });
       }
     } catch (err) {
@@ -122,6 +132,20 @@ export class RearNode {
     const { to, path } = answerHop(this.self, m.path);
     if (to !== undefined) { await this.send(to, { ...strip(m), to, path } as Body); return; }
     this.waiting.get(`${m.requestId}/sale`)?.(m);
+  }
+
+  // CONTRACT_ENDED_HOP: back along the purchase's path; the buyer acts on it
+  private async onContractEnded(m: ContractEndedMessage): Promise<void> {
+    const { to, path } = answerHop(this.self, m.path);
+    if (to !== undefined) { await this.send(to, { ...strip(m), to, path } as Body); return; }
+    if (m.buyer === this.self) await this.o.ended?.(m);
+  }
+
+  /** The seller tells a buyer (by the path its purchase came) that a contract ended before its time. */
+  async tellEnded(contract: { contractId: string; buyer: string }, path: readonly string[], reason: ContractEndedMessage['reason'], message: string): Promise<void> {
+    const to = path.at(-1);
+    if (to === undefined) return;
+    await this.send(to, { kind: 'rear-contract-ended', to, path: [...path], seller: this.self, buyer: contract.buyer, contractId: contract.contractId, reason, message });
   }
 
   // BUYER_REQUEST
@@ -166,6 +190,18 @@ export class RearNode {
     }));
     if (answer.contract === undefined || answer.sellerSignature === undefined) throw refusalError(answer);
     return buyerCountersigns(this.o.keyring, { contract: answer.contract, signatures: { seller: answer.sellerSignature } }, this.self);
+  }
+
+  /** Carries the buyer's countersignature back to the seller, which verifies both and keeps it. */
+  async countersign(signed: SignedContract): Promise<void> {
+    const { contract, signatures } = signed;
+    if (signatures.buyer === undefined) throw new EdgeshifuError('invalid', `contract ${contract.contractId} is not countersigned`);
+    const buyerSignature = signatures.buyer;
+    const sn = this.o.topology.supernode;
+    const answer = await this.request<SaleAnswerMessage>((id) => `${id}/sale`, (requestId) => ({
+      kind: 'rear-countersign', to: sn, requestId, path: [this.self], seller: contract.seller.cluster, sellerDomain: contract.seller.domain, buyer: this.self, contractId: contract.contractId, buyerSignature,
+    }));
+    if (answer.contract === undefined) throw refusalError(answer);
   }
 }
 

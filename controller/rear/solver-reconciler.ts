@@ -17,6 +17,7 @@ import { nextSolver, type SolverEvent, type SolverState } from './core/solver-ph
 import { intentOf, solverStatus, stateOf, type SolverSpecIn, type SolverStatusOut } from './core/solver-status.ts';
 import { decide, underCeiling, type Intent } from './core/solver.ts';
 import type { RearNode } from './rear-node.ts';
+import type { SignedContract } from './contract-signing.ts';
 import { fromQuantities } from './quantities.ts';
 
 /** The Solver as stored: quantities and a decimal price, as users write them. */
@@ -41,6 +42,8 @@ export interface SolverReconcilerDeps {
   readonly maxAttempts?: number;
   readonly candidateTtlMs?: number;
   readonly clock?: () => number;
+  /** The buyer's records of a contract just bought (its Contract copy, Allocation, countersignature). */
+  readonly bought?: (namespace: string, solver: string, signed: SignedContract) => Promise<void>;
 }
 
 interface Written { state: SolverState; domain?: string }
@@ -88,7 +91,7 @@ export class SolverReconciler {
     };
     try {
       if (at.state.phase === 'Pending' || at.state.phase === 'Discovering') await this.acquire(intent, step);
-      if (at.state.phase === 'Reserving' || at.state.phase === 'Purchasing') await this.buy(intent, at, step);
+      if (at.state.phase === 'Reserving' || at.state.phase === 'Purchasing') await this.buy(solver, intent, at, step);
     } catch (err) {
       if (!isEdgeshifuError(err) || err.transient) throw err;
       if (at.state.flavourId !== undefined) this.candidates = forget(this.candidates, at.state.flavourId);
@@ -96,6 +99,15 @@ export class SolverReconciler {
       if (at.state.phase === 'Discovering') return { requeueAfterMs: 100 };
     }
     return {};
+  }
+
+  /** The seller ended the Solver's contract before its time: Failed, reason ContractEnded. */
+  async contractEnded(namespace: string, name: string, message: string): Promise<void> {
+    const key = `${namespace}/${name}`;
+    const solver = this.deps.solvers.get(name, namespace);
+    if (solver === undefined) return;
+    const at = this.written.get(key) ?? writtenOf(solver);
+    await this.save(solver, key, { ...at, state: nextSolver(at.state, { type: 'contract-ended', message }, this.deps.maxAttempts ?? 3) });
   }
 
   /** Local capacity, then the known candidates, then discovery; ends Solved or Reserving. */
@@ -116,7 +128,7 @@ export class SolverReconciler {
   }
 
   /** RESERVE then PURCHASE with the flavour chosen; ends Peering with a contract. */
-  private async buy(intent: Intent, at: Written, step: (e: SolverEvent) => Promise<void>): Promise<void> {
+  private async buy(solver: Solver, intent: Intent, at: Written, step: (e: SolverEvent) => Promise<void>): Promise<void> {
     const flavour: Flavour | undefined = at.state.flavourId === undefined ? undefined : this.candidates.get(at.state.flavourId)?.flavour;
     if (flavour === undefined) throw new EdgeshifuError('not-found', `flavour ${at.state.flavourId ?? '?'} is no longer a known candidate`);
     let transactionId = at.state.transactionId;
@@ -129,5 +141,6 @@ export class SolverReconciler {
     }
     const signed = await this.deps.node.purchase(flavour, transactionId ?? '', intent.durationMs);
     await step({ type: 'purchased', contractId: signed.contract.contractId });
+    await this.deps.bought?.(solver.metadata?.namespace ?? '', solver.metadata?.name ?? '', signed);
   }
 }

@@ -5,6 +5,8 @@ import { admissible } from '../auction/budget.ts';
 import type { AdvertisementMessage, OffloadRequestMessage } from '../messages/index.ts';
 import { offeredCapacity } from '../slicing/capacity.ts';
 import { reclaim } from '../slicing/reclaim.ts';
+import { SOLD_APP_PREFIX } from '../host-ledger.ts';
+import { atLeastZero, subtract, sum } from '../model.ts';
 import { closeApp, rebid } from './participant.ts';
 import { capacityView } from './view.ts';
 import { appKey, type CoreState, type Output, type Step } from './state.ts';
@@ -52,8 +54,11 @@ export function onResources(step: Step, free: CoreState['free'], scalePercent: n
   state.free = free;
   state.scalePercent = scalePercent;
   const self = state.config.cluster;
-  const foreign = state.ledger.entries().filter((e) => e.origin !== self);
-  for (const victim of reclaim(foreign, offeredCapacity(free, scalePercent), state.config.weights)) {
+  const entries = state.ledger.entries();
+  const sold = entries.filter((e) => e.app.startsWith(SOLD_APP_PREFIX));
+  const foreign = entries.filter((e) => e.origin !== self && !e.app.startsWith(SOLD_APP_PREFIX));
+  const room = atLeastZero(subtract(offeredCapacity(free, scalePercent), sum(sold.map((e) => e.resources))));
+  for (const victim of reclaim(foreign, room, state.config.weights)) {
     state.ledger.release(victim.origin, victim.app, victim.component);
     out.events.push({ type: 'release', app: victim.app, origin: victim.origin, component: victim.component, reason: 'reclaimed: local demand returned' });
     out.messages.push({ to: victim.origin, body: { kind: 'acknowledge', to: victim.origin, typeAck: 'DEL_ACK', app: victim.app, component: victim.component } });

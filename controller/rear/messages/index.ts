@@ -2,14 +2,16 @@
 // directed (`to`): each hop sends to the next one, and signs what it sends.
 import type { TSchema } from '@sinclair/typebox';
 import { MessageCodec } from '../../../shared/bus/codec.ts';
+import { ContractEndedMessage } from './contract-ended.ts';
+import { CountersignContractMessage } from './countersign-contract.ts';
 import { FlavoursAnswerMessage } from './flavours-answer.ts';
 import { ListFlavoursMessage } from './list-flavours.ts';
 import { PurchaseFlavourMessage } from './purchase-flavour.ts';
 import { ReserveFlavourMessage } from './reserve-flavour.ts';
 import { SaleAnswerMessage } from './sale-answer.ts';
 
-export type { FlavoursAnswerMessage, ListFlavoursMessage, PurchaseFlavourMessage, ReserveFlavourMessage, SaleAnswerMessage };
-export type RearMessage = ListFlavoursMessage | FlavoursAnswerMessage | ReserveFlavourMessage | PurchaseFlavourMessage | SaleAnswerMessage;
+export type { ContractEndedMessage, CountersignContractMessage, FlavoursAnswerMessage, ListFlavoursMessage, PurchaseFlavourMessage, ReserveFlavourMessage, SaleAnswerMessage };
+export type RearMessage = ListFlavoursMessage | FlavoursAnswerMessage | ReserveFlavourMessage | PurchaseFlavourMessage | CountersignContractMessage | ContractEndedMessage | SaleAnswerMessage;
 export type RearKind = RearMessage['kind'];
 
 export const REAR_SCHEMAS: Readonly<Record<RearKind, TSchema>> = {
@@ -17,6 +19,8 @@ export const REAR_SCHEMAS: Readonly<Record<RearKind, TSchema>> = {
   'rear-flavours': FlavoursAnswerMessage,
   'rear-reserve': ReserveFlavourMessage,
   'rear-purchase': PurchaseFlavourMessage,
+  'rear-countersign': CountersignContractMessage,
+  'rear-contract-ended': ContractEndedMessage,
   'rear-sale': SaleAnswerMessage,
 };
 

@@ -1,0 +1,177 @@
+// Wires REAR into the leader, on top of DRONE (controller/offload/manager.ts): the agent on
+// DRONE's signed bus connection with DRONE's keys, the Market selling DRONE's slice (minus what
+// DRONE hosts) with its book kept in Transaction and Contract resources, REAR's holdings put
+// into DRONE's host ledger (so the auction never sells them), the Flavor resources, the
+// consumer's Solver reconciler, and the REST routes for the controller's server.
+import type { KubernetesListObject } from '@kubernetes/client-node';
+import type { KubeClient } from '../../shared/kube/client.ts';
+import { Informer } from '../../shared/kube/informer.ts';
+import type { BusClient } from '../../shared/bus/client.ts';
+import { errorMessage } from '../../shared/errors.ts';
+import { Backoff, sleep } from '../../shared/backoff.ts';
+import type { Logger } from '../../shared/log.ts';
+import type { Registry } from '../../shared/prometheus.ts';
+import type { HttpRoute } from '../../shared/node-http.ts';
+import { API_VERSION } from '../../shared/crds/resources.ts';
+import type { DroneFederation } from '../offload/federation.ts';
+import { BookStore } from './book-store.ts';
+import { BuyerRecords } from './buyer-records.ts';
+import { sellerSigns } from './contract-signing.ts';
+import type { Contract, RearResources } from './core/model.ts';
+import type { Book } from './core/provider.ts';
+import { droneHeld, ledgerSync } from './core/shared-slice.ts';
+import { FlavorPublisher } from './flavor-publisher.ts';
+import { rearRoutes } from './http/routes.ts';
+import { Market } from './market.ts';
+import type { RearMessage } from './messages/index.ts';
+import { RearNode } from './rear-node.ts';
+import { catalogueOf, termsOf, topologyOf, type RearSettings } from './settings.ts';
+import { SolverReconciler, type Solver } from './solver-reconciler.ts';
+
+export interface RearDeps {
+  readonly client: KubeClient;
+  readonly settings: RearSettings & { readonly droneCluster: string; readonly rearDomain: string };
+  readonly federation: DroneFederation;
+  /** What this cluster has free for its own work (the Solver's local-capacity check). */
+  readonly localFree: () => RearResources;
+  readonly logger: Logger;
+  readonly registry: Registry;
+}
+
+/** How often the seller looks for expiries and for a changed catalogue (DRONE's slice moves too). */
+const TICK_MS = 500;
+
+export class RearService {
+  market?: Market;
+  node?: RearNode;
+  store?: BookStore;
+  private readonly deps: RearDeps;
+  private solvers?: Informer<Solver>;
+  private reconciler?: SolverReconciler;
+  private records?: BuyerRecords;
+  private publisher?: FlavorPublisher;
+  private timer?: NodeJS.Timeout;
+  private published = '';
+  private ticking = false;
+  private routes?: HttpRoute;
+  private readonly stopping = new AbortController();
+
+  constructor(deps: RearDeps) {
+    this.deps = deps;
+    // settings are checked at once: a bad flag stops the controller with what to fix
+    catalogueOf(deps.settings, deps.settings.droneCluster, deps.settings.rearDomain);
+    termsOf(deps.settings);
+    topologyOf(deps.settings, deps.settings.droneCluster, deps.settings.rearDomain);
+  }
+
+  /** The REST routes (answer nothing until REAR runs). */
+  readonly route: HttpRoute = (req, res) => this.routes?.(req, res) ?? false;
+
+  async start(): Promise<void> {
+    const { client, settings, federation, logger } = this.deps;
+    const self = settings.droneCluster;
+    const keyring = federation.keys;
+    const agent = federation.agent;
+    this.store = new BookStore({ client, namespace: settings.rearNamespace, seller: self, sign: (c) => sellerSigns(keyring, c).signatures });
+    const store = this.store;
+    const book = await this.loadBook(store);
+    this.syncLedger(book);
+    this.market = new Market({
+      config: catalogueOf(settings, self, settings.rearDomain), terms: termsOf(settings), keyring, book,
+      slice: () => ({ offered: agent.offered(), held: droneHeld(agent.hosted()) }),
+      persist: async (next) => {
+        const withdrawn = await store.persist(next);
+        this.syncLedger(next);
+        for (const c of withdrawn) this.tellWithdrawn(c);
+      },
+      countersigned: (signed) => store.countersigned(signed.contract.contractId, signed.signatures.buyer ?? ''),
+    });
+    // DRONE's connection carries REAR's kinds too (its codec was made with REAR's schemas)
+    const bus = federation.connection as unknown as BusClient<RearMessage>;
+    this.node = new RearNode({
+      bus, topology: topologyOf(settings, self, settings.rearDomain), keyring, market: this.market,
+      cacheTtlMs: settings.rearCacheTtlSeconds * 1000, replyTimeoutMs: settings.rearReplyTimeoutMs, logger: logger.child({ part: 'rear' }),
+      sold: (contractId, path) => { store.keepRoute(contractId, path).catch((err: unknown) => { logger.warn({ contract: contractId, err: errorMessage(err) }, 'route of a contract not kept'); }); },
+      ended: async (m) => {
+        const held = await this.records?.ended(m);
+        if (held !== undefined) await this.reconciler?.contractEnded(held.namespace, held.solver, `contract ${m.contractId} was ${m.reason} by ${m.seller}: ${m.message}`);
+      },
+    });
+    await this.node.start();
+    this.publisher = new FlavorPublisher(client, self);
+    const path = `/apis/${API_VERSION}/solvers`;
+    this.solvers = new Informer<Solver>({ path, logger: logger.child({ informer: 'Solver' }), watch: client.watch, list: () => client.request<KubernetesListObject<Solver>>('GET', path) });
+    const records = new BuyerRecords({ client, keyring, node: this.node, self, logger });
+    this.records = records;
+    this.reconciler = new SolverReconciler({ client, solvers: this.solvers, node: this.node, bought: (namespace, solver, signed) => records.bought(namespace, solver, signed), localFree: this.deps.localFree, logger, registry: this.deps.registry, candidateTtlMs: settings.rearCacheTtlSeconds * 1000 });
+    await this.solvers.start();
+    this.reconciler.start();
+    this.routes = rearRoutes(this.market);
+    this.timer = setInterval(() => { void this.tick(); }, TICK_MS);
+    this.timer.unref();
+    await this.tick();
+    logger.info({ cluster: self, domain: settings.rearDomain, supernode: settings.rearSupernode ?? self }, 'REAR started');
+  }
+
+  /** The stored book; the API server may not serve REAR's resources yet (CRDs just made, storage starting): tried again with backoff. */
+  private async loadBook(store: BookStore): Promise<Book> {
+    const backoff = new Backoff({ initialMs: 200, maxMs: 5_000 });
+    for (;;) {
+      try {
+        return await store.load();
+      } catch (err) {
+        if (this.stopping.signal.aborted) throw err;
+        this.deps.logger.warn({ err: errorMessage(err) }, 'REAR\'s book not read yet; trying again');
+        await sleep(backoff.next(), this.stopping.signal);
+      }
+    }
+  }
+
+  /** A contract withdrawn before its time: its buyer is told, along the path its purchase came by. */
+  private tellWithdrawn(contract: Contract): void {
+    const route = this.store?.routes.get(contract.contractId);
+    this.store?.routes.delete(contract.contractId);
+    if (route === undefined || this.node === undefined) return;
+    this.node.tellEnded(contract, route, 'withdrawn', 'the provider withdrew the contract; its resources are no longer held').catch((err: unknown) => {
+      this.deps.logger.warn({ contract: contract.contractId, err: errorMessage(err) }, 'buyer not told of a withdrawn contract');
+    });
+  }
+
+  /** REAR's holdings into DRONE's host ledger: exactly the live transactions and contracts. */
+  private syncLedger(book: Book): void {
+    const agent = this.deps.federation.agent;
+    const holdings = [...book.transactions.map((t) => ({ id: t.transactionId, buyer: t.buyer, resources: t.resources })), ...book.contracts.map((c) => ({ id: c.contractId, buyer: c.buyer, resources: c.resources }))];
+    const { add, drop } = ledgerSync(holdings, agent.hosted());
+    const now = Date.now();
+    if (add.length > 0) agent.restoreHosted(add.map((e) => ({ ...e, requestId: e.app, acceptedAt: now })));
+    for (const e of drop) agent.releaseHosted(e.origin, e.app, e.component);
+  }
+
+  /** Expiries swept, and the Flavor resources written when what is on sale changed. */
+  private async tick(): Promise<void> {
+    const market = this.market;
+    if (this.ticking || market === undefined) return;
+    this.ticking = true;
+    try {
+      const due = market.nextExpiry();
+      if (due !== undefined && due <= Date.now()) await market.sweep();
+      const flavours = market.flavours();
+      const ids = flavours.map((f) => f.id).join(',');
+      if (ids !== this.published) {
+        await this.publisher?.sync(flavours);
+        this.published = ids;
+      }
+    } catch (err) {
+      this.deps.logger.warn({ err: errorMessage(err) }, 'REAR upkeep failed; next tick');
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    if (this.timer !== undefined) clearInterval(this.timer);
+    await this.reconciler?.stop();
+    await this.solvers?.stop();
+  }
+}
