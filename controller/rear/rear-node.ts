@@ -61,7 +61,8 @@ export class RearNode {
       if (m.kind === 'rear-list-flavours') await this.onList(m);
       else if (m.kind === 'rear-flavours') this.waiting.get(`${m.requestId}/${m.sender}`)?.(m);
       else if (m.kind === 'rear-sale') await this.onSaleAnswer(m);
-      else await this.onSale(m);
+      else if (m.kind === 'rear-reserve' || m.kind === 'rear-purchase') await this.onSale(m);
+      // rear-pod and rear-pod-status are the peering's (peering/)
     } catch (err) {
       this.o.logger?.warn({ kind: m.kind, sender: m.sender, err: errorMessage(err) }, 'REAR message not handled');
     }

@@ -7,9 +7,11 @@ import { ListFlavoursMessage } from './list-flavours.ts';
 import { PurchaseFlavourMessage } from './purchase-flavour.ts';
 import { ReserveFlavourMessage } from './reserve-flavour.ts';
 import { SaleAnswerMessage } from './sale-answer.ts';
+import { PeerPodMessage } from './peer-pod.ts';
+import { PeerPodStatusMessage } from './peer-pod-status.ts';
 
-export type { FlavoursAnswerMessage, ListFlavoursMessage, PurchaseFlavourMessage, ReserveFlavourMessage, SaleAnswerMessage };
-export type RearMessage = ListFlavoursMessage | FlavoursAnswerMessage | ReserveFlavourMessage | PurchaseFlavourMessage | SaleAnswerMessage;
+export type { FlavoursAnswerMessage, ListFlavoursMessage, PeerPodMessage, PeerPodStatusMessage, PurchaseFlavourMessage, ReserveFlavourMessage, SaleAnswerMessage };
+export type RearMessage = ListFlavoursMessage | FlavoursAnswerMessage | ReserveFlavourMessage | PurchaseFlavourMessage | SaleAnswerMessage | PeerPodMessage | PeerPodStatusMessage;
 export type RearKind = RearMessage['kind'];
 
 export const REAR_SCHEMAS: Readonly<Record<RearKind, TSchema>> = {
@@ -18,6 +20,8 @@ export const REAR_SCHEMAS: Readonly<Record<RearKind, TSchema>> = {
   'rear-reserve': ReserveFlavourMessage,
   'rear-purchase': PurchaseFlavourMessage,
   'rear-sale': SaleAnswerMessage,
+  'rear-pod': PeerPodMessage,
+  'rear-pod-status': PeerPodStatusMessage,
 };
 
 export function rearCodec(): MessageCodec<RearMessage> {
