@@ -66,7 +66,9 @@ async function busFor(url: string, self: string, stops: Array<() => Promise<void
   return bus;
 }
 
-export async function peeringWorld(options: { resendMs?: number; endGraceMs?: number } = {}): Promise<PeeringWorld> {
+export async function peeringWorld(options: { resendMs?: number; endGraceMs?: number; offered?: typeof slice.offered } = {}): Promise<PeeringWorld> {
+  const { offered, ...timers } = options;
+  const selling = offered === undefined ? slice : { ...slice, offered };
   const stops: Array<() => Promise<void>> = [];
   const stop = async (): Promise<void> => { for (const s of stops.reverse()) await s().catch(() => undefined); };
   try {
@@ -80,7 +82,7 @@ export async function peeringWorld(options: { resendMs?: number; endGraceMs?: nu
     const { broker, url } = await startAedes('owner', [CONSUMER, PROVIDER, 'owner']);
     stops.push(() => broker.stop());
 
-    const market = new Market({ config: { ...partitionable, owner: { cluster: PROVIDER, domain: 'domain-b', address: 'https://127.0.0.1:9443' } }, terms, slice: () => slice, keyring: keyringFor(PROVIDER, [CONSUMER], true) });
+    const market = new Market({ config: { ...partitionable, owner: { cluster: PROVIDER, domain: 'domain-b', address: 'https://127.0.0.1:9443' } }, terms, slice: () => selling, keyring: keyringFor(PROVIDER, [CONSUMER], true) });
     const providerClient = await serviceAccountClient(provider);
     stops.push(() => { providerClient.close(); return Promise.resolve(); });
     const policy: HostingPolicy = { level: 'restricted', images: [IMAGES] };
@@ -91,7 +93,7 @@ export async function peeringWorld(options: { resendMs?: number; endGraceMs?: nu
     const consumerClient = await serviceAccountClient(consumer);
     stops.push(() => { consumerClient.close(); return Promise.resolve(); });
     const consumerBus = await busFor(url, CONSUMER, stops);
-    const make = (): Peering => new Peering({ client: consumerClient, bus: consumerBus, settings: { cluster: CONSUMER, ...options }, logger: logger('cons'), registry: new Registry() });
+    const make = (): Peering => new Peering({ client: consumerClient, bus: consumerBus, settings: { cluster: CONSUMER, ...timers }, logger: logger('cons'), registry: new Registry() });
     const world: PeeringWorld = {
       consumer, provider, market, host, peering: make(), stop,
       restartConsumer: async () => {
