@@ -92,7 +92,7 @@ test.serial('a contract gets a Ready virtual node with its capacity, taint and l
   await waitFor('the consumer pods gone', async () => ((await podsIn(w, namespace)).filter((p) => p.status?.phase !== 'Failed').length === 0 ? true : undefined), LONG);
 });
 
-test.serial('a privileged pod is refused by the provider with the reason on the consumer\'s pod; a pod under a withdrawn contract is refused', async (t) => {
+test.serial('a privileged pod is refused by the provider with the reason on the consumer\'s pod; under a withdrawn contract a running pod is ended and a new one refused', async (t) => {
   const w = t.context.world;
   const signed = await buy(w.market, { cpu: 500, memory: 512 });
   const id = signed.contract.contractId;
@@ -116,8 +116,17 @@ test.serial('a privileged pod is refused by the provider with the reason on the 
   t.regex(refused.status?.message ?? '', /prov \(Pod Security restricted\) refuses .*root: spec\.template\.spec\.containers\[0\]\.securityContext\.privileged/);
   t.false((await providerPods(w)).some((p) => p.metadata?.annotations?.['rear.edgeshifu.io/carried-from']?.endsWith('/root') === true), 'nothing made on the provider');
 
-  // the provider withdraws the contract; the consumer does not know yet: its next pod is refused
+  await w.consumer.core.createNamespacedPod({ namespace, body: pod('ok') });
+  await waitFor('a plain pod Running under the contract', async () => ((await w.consumer.core.readNamespacedPod({ name: 'ok', namespace })).status?.phase === 'Running' ? true : undefined), LONG);
+
+  // the provider withdraws the contract; the consumer does not know yet: its running pod is ended there and shown so, its next pod is refused
   await w.market.withdraw(id);
+  const ended = await waitFor('the running pod Failed once the provider ended it', async () => {
+    const p = await w.consumer.core.readNamespacedPod({ name: 'ok', namespace });
+    return p.status?.phase === 'Failed' ? p : undefined;
+  }, LONG);
+  t.is(ended.status?.reason, 'ProviderLost');
+  t.regex(ended.status?.message ?? '', new RegExp(`contract ${id} is no longer live`));
   await w.consumer.core.createNamespacedPod({ namespace, body: pod('late') });
   const late = await waitFor('the pod under no live contract refused', async () => {
     const p = await w.consumer.core.readNamespacedPod({ name: 'late', namespace });

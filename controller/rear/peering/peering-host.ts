@@ -16,6 +16,7 @@ import { workloadRefusal, type HostingPolicy } from '../../offload/admission.ts'
 import { hostedNamespaceObjects } from '../../offload/hosted-namespace.ts';
 import type { HostRequest } from '../../offload/objects.ts';
 import type { Contract } from '../core/model.ts';
+import { peeringNamespace } from '../core/provider.ts';
 import type { PeerPodMessage, PeerPodStatusMessage, RearMessage } from '../messages/index.ts';
 import { CARRIED_LABELS, consumerPodOf, carriedName, providerPod, workloadOfPod } from './pod-carry.ts';
 import { collectionInformer, pathOf, PeeringApi } from './kube.ts';
@@ -88,14 +89,20 @@ export class PeeringHost {
 
   private async onPod(m: PeerPodMessage): Promise<void> {
     const buyer = m.sender;
-    const namespace = this.liveContract(m.contractId, buyer)?.peering.namespace ?? this.deps.contracts().find((c) => c.buyer === buyer)?.peering.namespace;
+    // a contract that ended is gone from the book: its pods are in the buyer's namespace all the same
+    const namespace = this.liveContract(m.contractId, buyer)?.peering.namespace ?? peeringNamespace(buyer);
     const name = carriedName(buyer, m.pod);
     if (m.delete === true) {
-      if (namespace !== undefined) await this.remove(namespace, name);
+      await this.remove(namespace, name);
       this.send(buyer, { contractId: m.contractId, pod: m.pod, state: 'gone' });
       return;
     }
     const contract = this.liveContract(m.contractId, buyer);
+    if (contract === undefined && this.pods.get(`${namespace}/${name}`) !== undefined) {
+      // running here under a contract that ended: it goes, and its deletion tells the buyer
+      await this.remove(namespace, name);
+      return;
+    }
     if (contract === undefined) {
       this.send(buyer, { contractId: m.contractId, pod: m.pod, state: 'refused', reason: `${this.deps.cluster} holds no live contract ${m.contractId} for ${buyer}: the pod runs only under a contract that has not ended` });
       return;

@@ -117,7 +117,9 @@ export class PodReconciler {
 
   private statusOf(m: PeerPodStatusMessage): Record<string, unknown> {
     if (m.state === 'running') return reflectedStatus(m.status as V1Pod['status']);
-    return failedStatus(m.state === 'refused' ? 'ProviderRefused' : 'ProviderLost', m.reason ?? `${m.sender} ${m.state} the pod`, isoTime(this.now()));
+    // gone while not being deleted here: the provider ended it (its contract is over there)
+    const reason = m.reason ?? (m.state === 'gone' ? `${m.sender} removed the pod: contract ${m.contractId} is no longer live there` : `${m.sender} ${m.state} the pod`);
+    return failedStatus(m.state === 'refused' ? 'ProviderRefused' : 'ProviderLost', reason, isoTime(this.now()));
   }
 
   /** The provider's word about a pod: only the pod's own provider is heard, and only about that very pod (uid). */
@@ -128,7 +130,6 @@ export class PodReconciler {
     if (m.state === 'gone') {
       this.gone.add(m.pod.uid);
       this.enqueue(key);
-      return;
     }
     const pod = this.deps.pods.get(key);
     if (pod === undefined || pod.metadata?.uid !== m.pod.uid || terminal(pod)) return;
