@@ -45,6 +45,10 @@ export class PodReconciler {
   private readonly carried = new Map<string, Carried>();
   /** Pod uids the provider reported gone. */
   private readonly gone = new Set<string>();
+  /** Pod uids this side wrote Failed: a terminal phase is written once, the first reason kept (the cache may not show it yet). */
+  private readonly failed = new Set<string>();
+  /** Status writes for one pod go one after another. */
+  private readonly lanes = new Map<string, Promise<void>>();
   enqueue: (key: string) => void = () => undefined;
 
   constructor(deps: PodReconcilerDeps) {
@@ -55,7 +59,11 @@ export class PodReconciler {
 
   async start(): Promise<void> {
     await this.deps.bus.subscribe(agentFilters(this.deps.cluster), (m) => {
-      if (m.kind === 'rear-pod-status') void this.onStatus(m);
+      if (m.kind !== 'rear-pod-status') return;
+      const key = `${m.pod.namespace}/${m.pod.name}`;
+      const run = (this.lanes.get(key) ?? Promise.resolve()).then(() => this.onStatus(m));
+      this.lanes.set(key, run);
+      void run.finally(() => { if (this.lanes.get(key) === run) this.lanes.delete(key); });
     });
   }
 
@@ -81,6 +89,7 @@ export class PodReconciler {
       // removed here without the provider's word (deleted at once, or by the node's removal)
       if (known !== undefined && !this.gone.delete(known.ref.uid)) this.send(known, { delete: true });
       this.carried.delete(key);
+      if (known !== undefined) this.failed.delete(known.ref.uid);
       return {};
     }
     const contract = this.contractOf(pod.spec?.nodeName);
@@ -132,11 +141,12 @@ export class PodReconciler {
       this.enqueue(key);
     }
     const pod = this.deps.pods.get(key);
-    if (pod === undefined || pod.metadata?.uid !== m.pod.uid || terminal(pod)) return;
+    if (pod === undefined || pod.metadata?.uid !== m.pod.uid || terminal(pod) || this.failed.has(m.pod.uid)) return;
     if (m.state !== 'running' && pod.metadata.deletionTimestamp !== undefined) return;
     const status = this.statusOf(m);
     try {
       await this.deps.api.merge(`${pathOf('/api/v1', 'pods', m.pod.namespace, m.pod.name)}/status`, { metadata: { uid: m.pod.uid }, status });
+      if (status.phase === 'Failed') this.failed.add(m.pod.uid);
       if (m.state !== 'running') this.deps.logger.warn({ pod: key, provider: m.sender, state: m.state, reason: m.reason }, 'carried pod failed on the provider');
     } catch (err) {
       this.deps.logger.warn({ pod: key, err: errorMessage(err) }, 'carried pod status not written; the next report writes it');
