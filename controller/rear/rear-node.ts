@@ -65,9 +65,9 @@ export class RearNode {
       if (m.kind === 'rear-list-flavours') await this.onList(m);
       else if (m.kind === 'rear-flavours') this.waiting.get(`${m.requestId}/${m.sender}`)?.(m);
       else if (m.kind === 'rear-sale') await this.onSaleAnswer(m);
-      else if (m.kind === 'rear-countersign') await this.onSale(m);
       else if (m.kind === 'rear-contract-ended') await this.onContractEnded(m);
-      else await this.onSale(m);
+      else if (m.kind === 'rear-reserve' || m.kind === 'rear-purchase' || m.kind === 'rear-countersign') await this.onSale(m);
+      // rear-pod and rear-pod-status are the peering's (peering/)
     } catch (err) {
       this.o.logger?.warn({ kind: m.kind, sender: m.sender, err: errorMessage(err) }, 'REAR message not handled');
     }

@@ -83,6 +83,31 @@ test.serial('REAR adds exactly its own resources, and never secrets, nodes or po
   }
 });
 
+const PEERING = fileURLToPath(new URL('../../manifests/overlays/federation-member/rear-peering.yaml', import.meta.url));
+
+test.serial('REAR\'s peering adds the rights of a virtual node\'s kubelet and of the provider\'s hosted namespaces, and its Leases only in kube-node-lease', async (t) => {
+  const { kube } = await edgeCluster(t);
+  await applyManifests(kube);
+  const applied = await kubectl(kube.kubeconfigPath, ['apply', '-f', PEERING]);
+  t.is(applied.code, 0, applied.stderr);
+  const merged = (extra: string[]): string[] => {
+    const byResource = new Map(CLUSTER_WIDE.map((g) => [g.split(' ')[0] ?? '', g]));
+    for (const g of extra) byResource.set(g.split(' ')[0] ?? '', g);
+    return [...byResource.values()].sort();
+  };
+  const peering = [
+    'limitranges [] [] [create patch]', 'namespaces [] [] [create patch]', 'networkpolicies.networking.k8s.io [] [] [create patch]',
+    'nodes [] [] [get list watch create patch delete]', 'nodes/status [] [] [patch]',
+    'pods [] [] [get list watch create delete]', 'pods/status [] [] [patch]', 'resourcequotas [] [] [create patch]',
+  ];
+  t.deepEqual(await extraGrants(kube, 'apps'), merged(peering));
+  t.deepEqual(await extraGrants(kube, 'kube-node-lease'), merged([...peering, 'leases.coordination.k8s.io [] [] [create patch delete]']));
+  for (const [verb, resource] of [['get', 'secrets'], ['patch', 'pods'], ['create', 'leases.coordination.k8s.io']] as const) {
+    const can = await kubectl(kube.kubeconfigPath, ['auth', 'can-i', verb, resource, `--as=${SA}`, '-n', 'apps']);
+    t.is(can.stdout.trim(), 'no', `never ${verb} ${resource} outside its place`);
+  }
+});
+
 test.serial('the controller does its whole job with only its ServiceAccount token', async (t) => {
   const { kube } = await edgeCluster(t);
   await applyManifests(kube);

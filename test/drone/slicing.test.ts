@@ -1,6 +1,6 @@
 import test from 'ava';
 import { clusterFree, offeredCapacity } from '../../controller/drone/slicing/capacity.ts';
-import { nodeInput, podInput, quantityOf, HOSTED_FOR_LABEL } from '../../controller/drone/slicing/kube-input.ts';
+import { nodeInput, podInput, quantityOf, HOSTED_FOR_LABEL, VIRTUAL_NODE_LABEL } from '../../controller/drone/slicing/kube-input.ts';
 import { reclaim, type HostedComponent } from '../../controller/drone/slicing/reclaim.ts';
 import { isEdgeshifuError } from '../../shared/errors.ts';
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
@@ -46,6 +46,8 @@ test('nodes and pods as the API returns them become the plain input', (t) => {
   t.deepEqual(node, { name: 'n1', ready: true, allocatable: { cpu: 3500, memory: 2048 } });
   const cordoned = nodeInput({ metadata: { name: 'n2' }, spec: { unschedulable: true }, status: { allocatable: { cpu: '1' }, conditions: [{ type: 'Ready', status: 'True' }] } });
   t.false(cordoned.ready);
+  const bought = nodeInput({ metadata: { name: 'rear-c1', labels: { [VIRTUAL_NODE_LABEL]: 'c1' } }, status: { allocatable: { cpu: '1' }, conditions: [{ type: 'Ready', status: 'True' }] } });
+  t.false(bought.ready, 'a REAR virtual node is capacity bought elsewhere: never offered again');
   const pod = podInput({
     metadata: { name: 'p', namespace: 'ns', labels: { [HOSTED_FOR_LABEL]: 'edge-9' } },
     spec: { nodeName: 'n1', containers: [{ name: 'a', resources: { requests: { cpu: '250m', memory: '128Mi' } } }, { name: 'b', resources: { requests: { cpu: '250m' } } }] },

@@ -8,6 +8,13 @@ import type { NodeInput, PodInput } from './capacity.ts';
 /** Label on pods run on behalf of another cluster; its value is that cluster's id. */
 export const HOSTED_FOR_LABEL = 'drone.edgeshifu.io/hosted-for';
 
+/** Label of REAR's virtual nodes (controller/rear/peering/virtual-node.ts): capacity bought from another cluster, not this one's to sell. */
+export const VIRTUAL_NODE_LABEL = 'rear.edgeshifu.io/contract';
+
+function bought(node: V1Node): boolean {
+  return node.metadata?.labels?.[VIRTUAL_NODE_LABEL] !== undefined;
+}
+
 /** A quantity in DRONE's units (cpu in millicores, memory in MiB); a malformed one is refused naming `what`. */
 export function quantityOf(quantity: string | number, unit: 'cpu' | 'memory', what: string): number {
   try {
@@ -20,7 +27,7 @@ export function quantityOf(quantity: string | number, unit: 'cpu' | 'memory', wh
 export function nodeInput(node: V1Node): NodeInput {
   const name = node.metadata?.name ?? '';
   const allocatable = node.status?.allocatable ?? {};
-  const ready = (node.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True') && node.spec?.unschedulable !== true;
+  const ready = !bought(node) && (node.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True') && node.spec?.unschedulable !== true;
   const cpu = quantityOf(allocatable.cpu ?? '0', 'cpu', `node ${name} allocatable cpu`);
   const memory = quantityOf(allocatable.memory ?? '0', 'memory', `node ${name} allocatable memory`);
   const pods = allocatable.pods === undefined ? undefined : podCount(allocatable.pods, `node ${name} allocatable pods`);

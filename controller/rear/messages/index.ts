@@ -9,9 +9,11 @@ import { ListFlavoursMessage } from './list-flavours.ts';
 import { PurchaseFlavourMessage } from './purchase-flavour.ts';
 import { ReserveFlavourMessage } from './reserve-flavour.ts';
 import { SaleAnswerMessage } from './sale-answer.ts';
+import { PeerPodMessage } from './peer-pod.ts';
+import { PeerPodStatusMessage } from './peer-pod-status.ts';
 
-export type { ContractEndedMessage, CountersignContractMessage, FlavoursAnswerMessage, ListFlavoursMessage, PurchaseFlavourMessage, ReserveFlavourMessage, SaleAnswerMessage };
-export type RearMessage = ListFlavoursMessage | FlavoursAnswerMessage | ReserveFlavourMessage | PurchaseFlavourMessage | CountersignContractMessage | ContractEndedMessage | SaleAnswerMessage;
+export type { ContractEndedMessage, CountersignContractMessage, FlavoursAnswerMessage, ListFlavoursMessage, PeerPodMessage, PeerPodStatusMessage, PurchaseFlavourMessage, ReserveFlavourMessage, SaleAnswerMessage };
+export type RearMessage = ListFlavoursMessage | FlavoursAnswerMessage | ReserveFlavourMessage | PurchaseFlavourMessage | CountersignContractMessage | ContractEndedMessage | SaleAnswerMessage | PeerPodMessage | PeerPodStatusMessage;
 export type RearKind = RearMessage['kind'];
 
 export const REAR_SCHEMAS: Readonly<Record<RearKind, TSchema>> = {
@@ -22,6 +24,8 @@ export const REAR_SCHEMAS: Readonly<Record<RearKind, TSchema>> = {
   'rear-countersign': CountersignContractMessage,
   'rear-contract-ended': ContractEndedMessage,
   'rear-sale': SaleAnswerMessage,
+  'rear-pod': PeerPodMessage,
+  'rear-pod-status': PeerPodStatusMessage,
 };
 
 export function rearCodec(): MessageCodec<RearMessage> {

@@ -1,0 +1,15 @@
+// The provider's answer about one carried pod: its status as the provider's API server has it, a
+// refusal with its reason, or that it is gone.
+import { Type, type Static } from '@sinclair/typebox';
+import { ClusterId, message } from '../../../shared/bus/envelope.ts';
+import { PodRef } from './peer-pod.ts';
+
+export const PeerPodStatusMessage = message('rear-pod-status', {
+  to: ClusterId,
+  contractId: Type.String({ minLength: 1, maxLength: 253 }),
+  pod: PodRef,
+  state: Type.Union([Type.Literal('running'), Type.Literal('refused'), Type.Literal('gone'), Type.Literal('lost')]),
+  status: Type.Optional(Type.Unknown({ description: 'The provider pod\'s status (phase, conditions, container states, IP).' })),
+  reason: Type.Optional(Type.String({ maxLength: 1024 })),
+});
+export type PeerPodStatusMessage = Static<typeof PeerPodStatusMessage>;

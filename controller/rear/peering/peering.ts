@@ -1,0 +1,95 @@
+// REAR's peering on the consumer (controller/rear/README.md, "Peering as a virtual node"): one
+// object that starts the virtual nodes' and the carried pods' reconcilers, given the consumer's
+// client, its REAR bus client and settings. The provider's side is PeeringHost (peering-host.ts).
+import type { V1Node, V1Pod } from '@kubernetes/client-node';
+import type { BusClient } from '../../../shared/bus/client.ts';
+import type { KubeClient } from '../../../shared/kube/client.ts';
+import { objectKey, type Informer } from '../../../shared/kube/informer.ts';
+import type { Logger } from '../../../shared/log.ts';
+import type { Registry } from '../../../shared/prometheus.ts';
+import { GROUP, VERSION } from '../../../shared/crds/resources.ts';
+import { Runner } from '../../runner.ts';
+import type { RearMessage } from '../messages/index.ts';
+import { collectionInformer, PeeringApi } from './kube.ts';
+import { NodeReconciler } from './node-reconciler.ts';
+import { PodReconciler } from './pod-reconciler.ts';
+import { CONTRACT_ANNOTATION, LABELS, type ContractResource } from './virtual-node.ts';
+
+export interface PeeringSettings {
+  /** This cluster's id on the federation bus (the buyer in its contracts). */
+  readonly cluster: string;
+  readonly workers?: number;
+  /** How often a carried pod is sent again (15 s). */
+  readonly resendMs?: number;
+  /** How long a pod of an ended contract waits for the provider before it is removed here (10 s). */
+  readonly endGraceMs?: number;
+}
+
+export interface PeeringDeps {
+  readonly client: KubeClient;
+  readonly bus: BusClient<RearMessage>;
+  readonly settings: PeeringSettings;
+  readonly logger: Logger;
+  readonly registry: Registry;
+}
+
+export class Peering {
+  readonly contracts: Informer<ContractResource>;
+  readonly nodes: Informer<V1Node>;
+  readonly pods: Informer<V1Pod>;
+  readonly nodeReconciler: NodeReconciler;
+  readonly podReconciler: PodReconciler;
+  private readonly nodeRunner: Runner;
+  private readonly podRunner: Runner;
+
+  constructor(deps: PeeringDeps) {
+    const { client, logger, settings } = deps;
+    const api = new PeeringApi(client);
+    this.contracts = collectionInformer<ContractResource>(client, logger, `/apis/${GROUP}/${VERSION}/contracts`);
+    this.nodes = collectionInformer<V1Node>(client, logger, '/api/v1/nodes', LABELS.contract);
+    this.pods = collectionInformer<V1Pod>(client, logger, '/api/v1/pods');
+    this.podReconciler = new PodReconciler({
+      api, bus: deps.bus, cluster: settings.cluster, pods: this.pods, nodes: this.nodes, contracts: this.contracts, logger,
+      ...(settings.resendMs === undefined ? {} : { resendMs: settings.resendMs }), ...(settings.endGraceMs === undefined ? {} : { endGraceMs: settings.endGraceMs }),
+    });
+    this.nodeReconciler = new NodeReconciler({ api, contracts: this.contracts, nodes: this.nodes, podsOn: (node) => this.podReconciler.podsOn(node) });
+    const workers = settings.workers ?? 2;
+    this.nodeRunner = new Runner({ name: 'rear-virtual-node', reconcile: this.nodeReconciler.reconcile, workers, logger, registry: deps.registry });
+    this.podRunner = new Runner({ name: 'rear-carried-pod', reconcile: this.podReconciler.reconcile, workers, logger, registry: deps.registry });
+    this.podReconciler.enqueue = (key) => { this.podRunner.queue.add(key); };
+  }
+
+  async start(): Promise<void> {
+    for (const event of ['add', 'update', 'delete'] as const) {
+      this.contracts.on(event, (c) => { this.nodeRunner.queue.add(objectKey(c)); });
+      this.nodes.on(event, (n) => {
+        const ref = n.metadata?.annotations?.[CONTRACT_ANNOTATION];
+        if (ref !== undefined && event !== 'update') this.nodeRunner.queue.add(ref);
+      });
+      this.pods.on(event, (p, key) => {
+        if (!this.podReconciler.concerns(p)) return;
+        this.podRunner.queue.add(key);
+        // a pod leaving a draining node lets the node go
+        const ref = this.nodes.get(p.spec?.nodeName ?? '')?.metadata?.annotations?.[CONTRACT_ANNOTATION];
+        if (event === 'delete' && ref !== undefined) this.nodeRunner.queue.add(ref);
+      });
+    }
+    await Promise.all([this.contracts.start(), this.nodes.start(), this.pods.start()]);
+    await this.podReconciler.start();
+    this.nodeRunner.start();
+    this.podRunner.start();
+    for (const c of this.contracts.list()) this.nodeRunner.queue.add(objectKey(c));
+    // a node whose contract went while this controller was down is drained too
+    for (const n of this.nodes.list()) {
+      const ref = n.metadata?.annotations?.[CONTRACT_ANNOTATION];
+      if (ref !== undefined) this.nodeRunner.queue.add(ref);
+    }
+    for (const p of this.pods.list()) if (this.podReconciler.concerns(p)) this.podRunner.queue.add(objectKey(p));
+  }
+
+  async stop(): Promise<void> {
+    await this.nodeRunner.stop();
+    await this.podRunner.stop();
+    await Promise.all([this.contracts.stop(), this.nodes.stop(), this.pods.stop()]);
+  }
+}
