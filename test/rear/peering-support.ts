@@ -2,6 +2,7 @@
 // the virtual nodes' and carried pods' reconcilers, a provider `prov` with one KWOK node, its
 // Market (the contracts) and its PeeringHost. Contracts are bought from the Market and written on
 // the consumer as Contract resources, as the Solver reconciler does after a purchase.
+import { BUYER_LABEL } from '../../controller/rear/buyer-records.ts';
 import type { V1Deployment } from '@kubernetes/client-node';
 import { BusClient } from '../../shared/bus/client.ts';
 import { fileURLToPath } from 'node:url';
@@ -125,7 +126,7 @@ export function contractObject(signed: SignedContract, name: string): ContractRe
   const c = signed.contract;
   const q = toQuantities(c.resources);
   return {
-    apiVersion: API_VERSION, kind: 'Contract', metadata: { name, namespace: CONTRACTS },
+    apiVersion: API_VERSION, kind: 'Contract', metadata: { name, namespace: CONTRACTS, labels: { [BUYER_LABEL]: c.buyer } },
     spec: {
       contractID: c.contractId, transactionID: c.transactionId, flavorID: c.flavourId, buyer: c.buyer,
       seller: { domain: c.seller.domain, nodeID: c.seller.cluster, address: c.seller.address },

@@ -14,6 +14,7 @@ import { collectionInformer, PeeringApi } from './kube.ts';
 import { NodeReconciler } from './node-reconciler.ts';
 import { PodReconciler } from './pod-reconciler.ts';
 import { CONTRACT_ANNOTATION, LABELS, type ContractResource } from './virtual-node.ts';
+import { BUYER_LABEL } from '../buyer-records.ts';
 
 export interface PeeringSettings {
   /** This cluster's id on the federation bus (the buyer in its contracts). */
@@ -45,7 +46,8 @@ export class Peering {
   constructor(deps: PeeringDeps) {
     const { client, logger, settings } = deps;
     const api = new PeeringApi(client);
-    this.contracts = collectionInformer<ContractResource>(client, logger, `/apis/${GROUP}/${VERSION}/contracts`);
+    // only what this cluster bought: a seller keeps its sales as Contract resources too
+    this.contracts = collectionInformer<ContractResource>(client, logger, `/apis/${GROUP}/${VERSION}/contracts`, `${BUYER_LABEL}=${settings.cluster}`);
     this.nodes = collectionInformer<V1Node>(client, logger, '/api/v1/nodes', LABELS.contract);
     this.pods = collectionInformer<V1Pod>(client, logger, '/api/v1/pods');
     this.podReconciler = new PodReconciler({
