@@ -15,10 +15,17 @@ const MANIFESTS = fileURLToPath(new URL('../../manifests/controller/', import.me
 const SA = 'system:serviceaccount:edgeshifu-system:edgeshifu-controller';
 
 /** "resource [names] [verbs]" rows of `kubectl auth can-i --list`. */
+// kubectl lists a resource's verbs in the order its roles' rules give them, and that order follows
+// how the API server happens to list several roles: compare them in Kubernetes' own verb order.
+const VERB_ORDER = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
+function canonicalVerbs(grant: string): string {
+  return grant.replace(/\[([^\]]*)\]$/, (_, verbs: string) => `[${verbs.split(' ').sort((a, b) => VERB_ORDER.indexOf(a) - VERB_ORDER.indexOf(b)).join(' ')}]`);
+}
+
 async function grants(kube: Kube, user: string, namespace: string): Promise<Set<string>> {
   const result = await kubectl(kube.kubeconfigPath, ['auth', 'can-i', '--list', `--as=${user}`, '-n', namespace]);
   if (result.code !== 0) throw new Error(result.stderr);
-  const rows = result.stdout.trim().split('\n').slice(1).map((line) => line.trim().split(/\s{2,}|\s+(?=\[)/).join(' '));
+  const rows = result.stdout.trim().split('\n').slice(1).map((line) => canonicalVerbs(line.trim().split(/\s{2,}|\s+(?=\[)/).join(' ')));
   return new Set(rows);
 }
 
