@@ -3,9 +3,6 @@
 // DRONE hosts) with its book kept in Transaction and Contract resources, REAR's holdings put
 // into DRONE's host ledger (so the auction never sells them), the Flavor resources, the
 // consumer's Solver reconciler, and the REST routes for the controller's server.
-import { Peering } from './peering/peering.ts';
-import { PeeringHost } from './peering/peering-host.ts';
-import { imagePrefixes } from '../offload/admission.ts';
 import type { KubernetesListObject } from '@kubernetes/client-node';
 import type { KubeClient } from '../../shared/kube/client.ts';
 import { Informer } from '../../shared/kube/informer.ts';
@@ -33,7 +30,7 @@ import { SolverReconciler, type Solver } from './solver-reconciler.ts';
 
 export interface RearDeps {
   readonly client: KubeClient;
-  readonly settings: RearSettings & { readonly droneCluster: string; readonly rearDomain: string; readonly droneAllowedImages: string };
+  readonly settings: RearSettings & { readonly droneCluster: string; readonly rearDomain: string };
   readonly federation: DroneFederation;
   /** What this cluster has free for its own work (the Solver's local-capacity check). */
   readonly localFree: () => RearResources;
@@ -57,8 +54,6 @@ export class RearService {
   private published = '';
   private ticking = false;
   private routes?: HttpRoute;
-  private peering?: Peering;
-  private peeringHost?: PeeringHost;
   private readonly stopping = new AbortController();
 
   constructor(deps: RearDeps) {
@@ -111,15 +106,6 @@ export class RearService {
     this.reconciler = new SolverReconciler({ client, solvers: this.solvers, node: this.node, bought: (namespace, solver, signed) => records.bought(namespace, solver, signed), localFree: this.deps.localFree, logger, registry: this.deps.registry, candidateTtlMs: settings.rearCacheTtlSeconds * 1000 });
     await this.solvers.start();
     this.reconciler.start();
-    // peering: virtual nodes for what this cluster bought, and the pods it hosts for what it sold
-    const market = this.market;
-    this.peering = new Peering({ client, bus, settings: { cluster: self }, logger: logger.child({ part: 'rear-peering' }), registry: this.deps.registry });
-    this.peeringHost = new PeeringHost({
-      client, bus, cluster: self, contracts: () => market.current().contracts, policyOf: (buyer) => federation.hostingPolicy(buyer),
-      clusterImages: imagePrefixes(settings.droneAllowedImages), logger: logger.child({ part: 'rear-peering-host' }),
-    });
-    await this.peering.start();
-    await this.peeringHost.start();
     this.routes = rearRoutes(this.market);
     this.timer = setInterval(() => { void this.tick(); }, TICK_MS);
     this.timer.unref();
@@ -185,8 +171,6 @@ export class RearService {
   async stop(): Promise<void> {
     this.stopping.abort();
     if (this.timer !== undefined) clearInterval(this.timer);
-    await this.peering?.stop();
-    await this.peeringHost?.stop();
     await this.reconciler?.stop();
     await this.solvers?.stop();
   }
