@@ -13,11 +13,11 @@ export interface RearFederation { cons: Member; sn: Member; prov: Member; cons2?
 
 /** `secondConsumer`: a fourth cluster, cons-a2, also behind sn-a. */
 export async function rearFederation(t: ExecutionContext, provArgs: readonly string[] = [], secondConsumer = false): Promise<RearFederation> {
-  const consumer = (id: string): MemberSpec => ({ id, cpu: '1', memory: '2Gi', args: ['--rear-domain', 'domain-a', '--rear-supernode', 'sn-a', '--rear-reply-timeout-ms', '1000'] });
+  const consumer = (id: string): MemberSpec => ({ id, cpu: '1', memory: '2Gi', args: ['--rear-domain', 'domain-a', '--rear-supernode', 'sn-a', '--rear-reply-timeout-ms', '5000'] });
   const [cons, sn, prov, cons2] = await startFederation(t, [
     consumer('cons-a'),
-    { id: 'sn-a', cpu: '1', memory: '2Gi', args: ['--rear-domain', 'domain-a', '--rear-members', secondConsumer ? 'cons-a,cons-a2' : 'cons-a', '--rear-supernodes', 'domain-b=prov-b', '--rear-reply-timeout-ms', '1000'] },
-    { id: 'prov-b', cpu: '8', memory: '16Gi', args: ['--rear-domain', 'domain-b', '--rear-supernodes', 'domain-a=sn-a', '--rear-reply-timeout-ms', '1000', ...provArgs] },
+    { id: 'sn-a', cpu: '1', memory: '2Gi', args: ['--rear-domain', 'domain-a', '--rear-members', secondConsumer ? 'cons-a,cons-a2' : 'cons-a', '--rear-supernodes', 'domain-b=prov-b', '--rear-reply-timeout-ms', '5000'] },
+    { id: 'prov-b', cpu: '8', memory: '16Gi', args: ['--rear-domain', 'domain-b', '--rear-supernodes', 'domain-a=sn-a', '--rear-reply-timeout-ms', '5000', ...provArgs] },
     ...(secondConsumer ? [consumer('cons-a2')] : []),
   ], { signed: true });
   if (cons === undefined || sn === undefined || prov === undefined) throw new Error('no federation');
