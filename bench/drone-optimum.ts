@@ -4,16 +4,33 @@
 import type { Job, Resources } from '../controller/drone/model.ts';
 import type { ClusterSpec } from '../test/drone/support/network.ts';
 
-interface Item { readonly origin: string; readonly need: Resources }
+export interface Item { readonly origin: string; readonly need: Resources }
 interface Used { all: Resources; foreign: Resources }
 
 const add = (a: Resources, b: Resources, sign = 1): Resources => ({ cpu: a.cpu + sign * b.cpu, memory: a.memory + sign * b.memory });
 
 /** Whether every component of `jobs` can be placed at once (backtracking, largest first). */
 function feasible(clusters: readonly ClusterSpec[], jobs: readonly Job[]): boolean {
-  const items: Item[] = jobs.flatMap((j) => j.components.map((c) => ({ origin: j.origin, need: c.resources })));
-  items.sort((x, y) => (y.need.cpu + y.need.memory) - (x.need.cpu + x.need.memory));
+  return fitsAll(clusters, jobs.flatMap((j) => j.components.map((c) => ({ origin: j.origin, need: c.resources }))), []);
+}
+
+/** Whether `items` can all be placed on top of `pinned` (components that stay where they are). */
+export function fitsAll(clusters: readonly ClusterSpec[], items: readonly Item[], pinned: ReadonlyArray<Item & { readonly at: string }>): boolean {
+  return placeAll(clusters, items, pinned) !== undefined;
+}
+
+/** Where each of `unsorted` goes (in its order) so that all fit on top of `pinned`, or undefined. */
+export function placeAll(clusters: readonly ClusterSpec[], unsorted: readonly Item[], pinned: ReadonlyArray<Item & { readonly at: string }>): string[] | undefined {
+  const order = unsorted.map((_, i) => i).sort((x, y) => size(unsorted[y]) - size(unsorted[x]));
+  const items = order.map((i) => unsorted[i] as Item);
+  const at: string[] = [];
   const used = new Map<string, Used>(clusters.map((c) => [c.id, { all: { cpu: 0, memory: 0 }, foreign: { cpu: 0, memory: 0 } }]));
+  for (const p of pinned) {
+    const u = used.get(p.at);
+    if (u === undefined) continue;
+    u.all = add(u.all, p.need);
+    if (p.at !== p.origin) u.foreign = add(u.foreign, p.need);
+  }
   const fits = (spec: ClusterSpec, u: Used, it: Item): boolean => {
     if (u.all.cpu + it.need.cpu > spec.free.cpu || u.all.memory + it.need.memory > spec.free.memory) return false;
     if (it.origin === spec.id) return true;
@@ -32,6 +49,7 @@ function feasible(clusters: readonly ClusterSpec[], jobs: readonly Job[]): boole
       tried.add(state);
       u.all = add(u.all, it.need);
       if (spec.id !== it.origin) u.foreign = add(u.foreign, it.need);
+      at[k] = spec.id;
       const ok = visit(k + 1);
       u.all = add(u.all, it.need, -1);
       if (spec.id !== it.origin) u.foreign = add(u.foreign, it.need, -1);
@@ -39,7 +57,14 @@ function feasible(clusters: readonly ClusterSpec[], jobs: readonly Job[]): boole
     }
     return false;
   };
-  return visit(0);
+  if (!visit(0)) return undefined;
+  const out: string[] = [];
+  order.forEach((i, k) => { out[i] = at[k] ?? ''; });
+  return out;
+}
+
+function size(it: Item | undefined): number {
+  return it === undefined ? 0 : it.need.cpu + it.need.memory;
 }
 
 /** The largest number of jobs placeable together (subsets tried from the largest down). */

@@ -18,12 +18,12 @@ export type Arrival = 'together' | 'bursts' | 'one-by-one';
 /** How an origin re-auctions its failed jobs: one at a time (serial), or all at the same moment. */
 export type Retries = 'serial' | 'together';
 export interface Scenario { readonly clusters: number; readonly jobs: number; readonly mix: Mix; readonly arrival: Arrival }
-interface Instance { readonly clusters: ClusterSpec[]; readonly jobs: Job[] }
+export interface Instance { readonly clusters: ClusterSpec[]; readonly jobs: Job[] }
 
 /** The original instances: 3 clusters, 4 jobs of 1–2 small components, submitted together. */
 export const BASE: Scenario = { clusters: 3, jobs: 4, mix: 'small', arrival: 'together' };
 
-function instance(scenario: Scenario, seed: number): Instance {
+export function instance(scenario: Scenario, seed: number): Instance {
   const r = prng(seed);
   const int = (lo: number, hi: number): number => lo + Math.floor(r() * (hi - lo + 1));
   const ids = Array.from({ length: scenario.clusters }, (_, i) => `c${String(i)}`);
@@ -54,7 +54,7 @@ function placed(fed: SimFederation, origin: string, app: string): boolean {
   return fed.outcomes().get(`${origin}/${app}`)?.[0]?.type === 'placed';
 }
 
-interface Run { readonly mode: 'open' | 'sealed'; readonly seed: number; readonly arrival: Arrival; readonly retries: Retries; readonly timers?: Partial<Timers> }
+export interface Run { readonly mode: 'open' | 'sealed'; readonly seed: number; readonly arrival: Arrival; readonly retries: Retries; readonly timers?: Partial<Timers> }
 
 /** One retry round: every origin's failed jobs under a new app id, one at a time per origin (origins side by side) or all at once. */
 function retryRound(fed: SimFederation, failed: readonly Job[], round: { readonly n: number; readonly retries: Retries }, latest: Map<string, string>): void {
@@ -72,7 +72,7 @@ function retryRound(fed: SimFederation, failed: readonly Job[], round: { readonl
 }
 
 /** The auction's result: jobs placed at the first try, and after retry rounds (while one places something). */
-function auction(inst: Instance, run: Run): { first: number; retried: number } {
+export function auction(inst: Instance, run: Run): { first: number; retried: number; fed: SimFederation; placedJobs: Job[] } {
   const fed = new SimFederation(inst.clusters, { seed: run.seed, mode: run.mode, ...(run.timers === undefined ? {} : { timers: run.timers }) });
   fed.start();
   fed.run(10);
@@ -88,7 +88,7 @@ function auction(inst: Instance, run: Run): { first: number; retried: number } {
     retryRound(fed, inst.jobs.filter((j) => !done(j)), { n: round, retries: run.retries }, latest);
     if (inst.jobs.filter(done).length === before) break;
   }
-  return { first, retried: inst.jobs.filter(done).length };
+  return { first, retried: inst.jobs.filter(done).length, fed, placedJobs: inst.jobs.filter(done) };
 }
 
 export interface Quality { scenario: Scenario; retries: Retries; mode: 'open' | 'sealed'; instances: number; placed: number; retried: number; best: number; optimal: number }

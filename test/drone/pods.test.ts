@@ -137,15 +137,16 @@ for (const mode of ['open', 'sealed'] as const) {
 }
 
 test('as hosted components fill its pods, a provider stops winning though cpu and memory remain', (t) => {
-  // b offers 2 pods (half of 4); each app is one component of one pod
+  // b offers 2 pods (half of 4); each app is one component of one pod, small enough that b keeps
+  // most of its slice (it stays the roomiest, auction/utility.ts fitAware), and too large for a's own room
   const fed = pods('sealed', 4);
   for (const [i, app] of ['one', 'two', 'three'].entries()) {
-    fed.submit(job(app, 'a', [component(`${app}-api`, 1000, 512, { resources: { cpu: 1000, memory: 512, pods: 1 } })]));
+    fed.submit(job(app, 'a', [component(`${app}-api`, 600, 512, { resources: { cpu: 600, memory: 512, pods: 1 } })]));
     fed.run(fed.now + 200 * (i + 1));
   }
   const placed = ['one', 'two', 'three'].map((app) => (fed.outcomes().get(`a/${app}`)?.[0] as { placement?: Record<string, string> } | undefined)?.placement?.[`${app}-api`]);
   t.deepEqual(placed, ['b', 'b', 'c']);
-  t.deepEqual(lastAdvert(fed, 'b'), { cpu: 6000, memory: 15360, pods: 0 }, 'b advertises no pod left, with cpu and memory to spare');
+  t.deepEqual(lastAdvert(fed, 'b'), { cpu: 6800, memory: 15360, pods: 0 }, 'b advertises no pod left, with cpu and memory to spare');
   fed.withdraw('a', 'one');
   fed.run(fed.now + 200);
   t.like(lastAdvert(fed, 'b'), { pods: 1 }, 'a released component gives its pod back');

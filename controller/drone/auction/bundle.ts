@@ -4,7 +4,7 @@
 // and every one added after it, since their votes were computed on top of it.
 import { allows, fits, type Component, type Resources } from '../model.ts';
 import { capacityFor, residualFor, roomFor, shares, type CapacityView, type Held } from './budget.ts';
-import { utility, vote } from './utility.ts';
+import { fitAware, utility, vote } from './utility.ts';
 import { beats, type VoteTable } from './vote-table.ts';
 
 export interface BiddableApp {
@@ -59,7 +59,10 @@ function candidate(input: ExtendInput, round: Round, app: BiddableApp, component
   if (bundle.some((b) => b.origin === app.origin && b.app === app.app && b.component.name === component.name)) return undefined;
   // The share decides whether it may take the component; the slice's residual, how much it wants it.
   if (!fits(component.resources, roomFor(view, app.origin, deserved))) return undefined;
-  const u = utility(component.resources, residualFor(view, app.origin), capacityFor(view, app.origin));
+  const plain = utility(component.resources, residualFor(view, app.origin), capacityFor(view, app.origin));
+  // An origin auctions only what its own room could not hold (local first): it is the cluster under
+  // pressure, and its own bids keep spreading, so the app leaves it for a provider that can take it.
+  const u = app.origin === input.self ? plain : fitAware(plain);
   if (u === 0) return undefined;
   const value = vote(u, bundle.filter((b) => b.origin === app.origin && b.app === app.app).map((b) => b.value));
   const standing = app.table.ranked(component.name).find((v) => v.cluster !== input.self);

@@ -6,7 +6,7 @@ import { DEFAULT_FANOUT } from '../auction/candidates.ts';
 import { MAX_VOTE } from '../auction/utility.ts';
 import { sameWinners } from '../auction/vote-table.ts';
 import { allows, fits, sum, type Job } from '../model.ts';
-import { bidSealed, rebid } from './participant.ts';
+import { bidSealed, coverSealed, rebid } from './participant.ts';
 import { callMore, widen } from './origin-calls.ts';
 import { assign, commitTick, fail, finishIfDone, resumeWaiting } from './origin-commit.ts';
 import { capacityView } from './view.ts';
@@ -106,6 +106,7 @@ function worstPartlyPlaced(state: CoreState, app: AppState): boolean {
 
 function decide(step: Step, app: AppState, weak: boolean): void {
   const { state } = step;
+  coverSealed(state, app, step.now);
   const winners = app.table.winners(app.components.map((c) => c.name));
   const missing = app.components.filter((c) => winners[c.name] === undefined).map((c) => c.name);
   if (missing.length > 0) {

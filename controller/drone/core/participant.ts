@@ -183,6 +183,30 @@ export function bidSealed(state: CoreState, app: AppState, now: number, out: Out
   app.lastBroadcast = now;
 }
 
+/**
+ * Sealed mode, at the origin once every bid is in: its own bids are made again, on the components
+ * no provider bid on first. It bid at submit, greedily and blind to the others, and could have
+ * taken the one component they can all hold, leaving one that only it could hold without a bid.
+ * Only the origin's own entries change, and the origin alone decides, so nobody has to agree on it.
+ */
+export function coverSealed(state: CoreState, app: AppState, now: number): void {
+  const self = state.config.cluster;
+  const reservation = state.reservations.get(app.key);
+  if (app.origin !== self || !app.sealed || app.offload || reservation === undefined) return;
+  const others = new Set(app.components.filter((c) => app.table.ranked(c.name).some((v) => v.cluster !== self)).map((c) => c.name));
+  const base = capacityView(state, [...held(state.bundle), ...reserved(state, app.key)]);
+  const own = biddable(app);
+  const uncovered = extendBundle({ self, now, apps: [{ ...own, components: app.components.filter((c) => !others.has(c.name)) }], bundle: [], base, mustBeatWinner: false });
+  const items = extendBundle({ self, now, apps: [own], bundle: uncovered, base, mustBeatWinner: false });
+  reservation.items = items;
+  for (const c of app.components) {
+    const item = items.find((i) => i.component.name === c.name);
+    const before = app.table.get(c.name, self);
+    if ((before?.value ?? 0) === (item?.value ?? 0)) continue;
+    app.table.own(c.name, { cluster: self, value: item?.value ?? 0, timestamp: now });
+  }
+}
+
 /** Closes an app on this agent: its votes and reservations go; hosted components stay in the ledger. */
 export function closeApp(state: CoreState, app: AppState, blacklist: boolean, now: number): void {
   app.closed = true;
