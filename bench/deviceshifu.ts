@@ -10,8 +10,8 @@
 // one request after another. CPU per request: the gateway's user + system time (/proc/<pid>/stat)
 // over the run, warm-up included, by every request it answered. Memory: each gateway runs in a
 // memory cgroup of its own; its working set (usage minus inactive file, as the kubelet reads it,
-// bench/container-memory.ts) idle (mean over the last seconds of the idle window) and after the
-// load, with RSS beside it.
+// bench/container-memory.ts) idle (mean over the last seconds of the idle window), right after the
+// load and settled (SETTLE_SECONDS later, once the idle collection has run), with RSS beside it.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +22,8 @@ import { goBinary } from './deviceshifu/go-binary.ts';
 import { loadRun, meanMemory, memoryOf, type LoadResult, type Memory } from './deviceshifu/measure.ts';
 import { spawnReady, stopChild, type BenchContext, type Running, type Target } from './deviceshifu/target.ts';
 import { TARGETS } from './deviceshifu/targets.ts';
+
+const SETTLE_SECONDS = 15;
 
 const { values } = parseArgs({
   options: {
@@ -99,17 +101,16 @@ function printThroughput(results: Results): void {
 
 const mem = (m: Memory | undefined): string => (m?.container === undefined ? '—' : f(m.container.workingSet, 1));
 
-function printMemory(running: ReadonlyMap<Target, Running>, idle: ReadonlyMap<Target, Memory>, after: ReadonlyMap<Target, Memory>): void {
-  console.log('\nmemory, MiB: working set = the gateway\'s memory cgroup usage minus inactive file (what the kubelet reports); RSS beside it');
-  console.log('target              | WS idle | WS after load | WS peak usage | RSS idle | RSS after load | devices | WS idle / device | WS after / device');
+function printMemory(running: ReadonlyMap<Target, Running>, idle: ReadonlyMap<Target, Memory>, after: ReadonlyMap<Target, Memory>, settled: ReadonlyMap<Target, Memory>): void {
+  console.log(`\nmemory, MiB: working set = the gateway's memory cgroup usage minus inactive file (what the kubelet reports); RSS beside it; "after" right after the last round, "settled" ${String(SETTLE_SECONDS)} s later`);
+  console.log('target              | WS idle | WS after load | WS settled | WS peak usage | RSS idle | RSS after | RSS settled | devices | WS idle / device | WS after / device | WS settled / device');
   for (const target of targets) {
     const r = running.get(target);
     if (r === undefined || r.pids.length === 0) continue;
-    const i = idle.get(target);
-    const a = after.get(target);
+    const [i, a, s] = [idle.get(target), after.get(target), settled.get(target)];
     const perDevice = (m: Memory | undefined): string => (m?.container === undefined ? '—' : f(m.container.workingSet / r.devices, 1));
-    console.log([target.name.padEnd(19), pad(mem(i), 7), pad(mem(a), 13), pad(f(a?.container?.peak ?? NaN, 1), 13), pad(f(i?.rss ?? NaN, 1), 8), pad(f(a?.rss ?? NaN, 1), 14),
-      pad(String(r.devices), 7), pad(perDevice(i), 16), pad(perDevice(a), 17)].join(' | '));
+    console.log([target.name.padEnd(19), pad(mem(i), 7), pad(mem(a), 13), pad(mem(s), 10), pad(f(a?.container?.peak ?? NaN, 1), 13), pad(f(i?.rss ?? NaN, 1), 8), pad(f(a?.rss ?? NaN, 1), 9),
+      pad(f(s?.rss ?? NaN, 1), 11), pad(String(r.devices), 7), pad(perDevice(i), 16), pad(perDevice(a), 17), pad(perDevice(s), 19)].join(' | '));
   }
 }
 
@@ -146,8 +147,11 @@ async function main(): Promise<void> {
     const results = await rounds(loader, running);
     const afterList = await Promise.all(targets.map((t) => memoryOf(running.get(t)!)));
     const after = new Map(targets.map((t, i) => [t, afterList[i]!]));
+    // a kubelet reads the working set every 10-15 s: what it sees once the load is over
+    await delay(SETTLE_SECONDS * 1000);
+    const settledList = await Promise.all(targets.map((t) => memoryOf(running.get(t)!)));
     printThroughput(results);
-    printMemory(running, idle, after);
+    printMemory(running, idle, after, new Map(targets.map((t, i) => [t, settledList[i]!])));
     console.log(`\nload average at the end ${load()}`);
   } finally {
     for (const stop of stops.reverse()) await stop().catch((err: unknown) => { console.error(err); });

@@ -45,8 +45,8 @@ test('broker credentials reach the gateway from the Secret through the kubelet, 
 test('node flags: an OPC UA deviceShifu gets room for node-opcua\'s heap, the others the 24 MB cap', (t) => {
   const flagsOf = (spec: EdgeDeviceSpec): string | undefined => deviceShifuDeployment(device(spec), 'cm', placement, settings)
     .spec?.template.spec?.containers[0]?.env?.find((e) => e.name === 'NODE_FLAGS')?.value;
-  t.is(flagsOf({ protocol: 'OPCUA', address: 'opc.tcp://x:4840' }), '--max-semi-space-size=1 --max-old-space-size=48 --single-threaded --invocation-count-for-feedback-allocation=200');
-  t.deepEqual(OPCUA_DEVICE_SHIFU_NODE_FLAGS, ['--max-semi-space-size=1', '--max-old-space-size=48', '--single-threaded', '--invocation-count-for-feedback-allocation=200']);
+  t.is(flagsOf({ protocol: 'OPCUA', address: 'opc.tcp://x:4840' }), '--max-semi-space-size=1 --max-old-space-size=48 --single-threaded --invocation-count-for-feedback-allocation=200 --expose-gc');
+  t.deepEqual(OPCUA_DEVICE_SHIFU_NODE_FLAGS, ['--max-semi-space-size=1', '--max-old-space-size=48', '--single-threaded', '--invocation-count-for-feedback-allocation=200', '--expose-gc']);
   for (const protocol of ['HTTP', 'MQTT', 'Modbus', 'Socket'] as const) t.is(flagsOf({ protocol, address: 'x:1' }), DEVICE_SHIFU_NODE_FLAGS.join(' '), protocol);
   t.is(deviceShifuDeployment(device({ protocol: 'OPCUA', address: 'opc.tcp://x:4840' }), 'cm', placement, { ...settings, nodeFlags: ['--max-opt=2'] })
     .spec?.template.spec?.containers[0]?.env?.find((e) => e.name === 'NODE_FLAGS')?.value, '--max-opt=2', 'the controller\'s setting still replaces them');

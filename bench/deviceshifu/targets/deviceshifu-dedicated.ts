@@ -105,5 +105,7 @@ export const deviceShifuWith = (name: string, chosenFlags?: () => Promise<string
 });
 
 export const deviceShifuDedicated = deviceShifuWith('deviceShifu');
+/** Without --expose-gc, so without the collection after a load (shared/idle-collector.ts): the A/B of that trade. */
+export const deviceShifuNoIdleGc = deviceShifuWith('deviceShifu no idle gc', () => Promise.resolve(deviceShifuNodeFlags().filter((f) => f !== '--expose-gc')));
 /** The same bundle with the image's flags (--lite-mode), which deviceShifu ran with before it had its own. */
 export const deviceShifuImageFlags = deviceShifuWith('deviceShifu (image flags)', imageNodeFlags);

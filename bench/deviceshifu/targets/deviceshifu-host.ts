@@ -65,14 +65,14 @@ async function firstAnswers(urls: readonly string[]): Promise<void> {
   }
 }
 
-export function deviceShifuHost(devices: number): Target {
+export function deviceShifuHost(devices: number, variant?: { name: string; flags: readonly string[] }): Target {
   return {
-    name: `host ×${String(devices)}`,
+    name: `host ×${String(devices)}${variant === undefined ? '' : ` ${variant.name}`}`,
     start: async (context) => {
-      const flags = context.nodeFlags ?? [...HOST_NODE_FLAGS];
+      const flags = variant === undefined ? context.nodeFlags ?? [...HOST_NODE_FLAGS] : [...variant.flags];
       const { dir, ports } = await devicesDir(context, devices);
       const kube = context.kube ? await (await import('./host-kube.ts')).hostInCluster(context, ports) : undefined;
-      const cgroup = await context.cgroup(`host-${String(devices)}`);
+      const cgroup = await context.cgroup(`host-${String(devices)}${variant === undefined ? '' : '-variant'}`);
       const args = [...flags, join(context.bundle, 'deviceshifu-host.js'), ...(kube?.args ?? ['--devices-dir', dir]), '--admin-port', '0'];
       const { child } = await spawnReady(process.execPath, args, (l) => l.msg === 'deviceShifu host listening', { cgroup, env: { ...kube?.env, EDGESHIFU_LOG_LEVEL: 'info' } });
       const urls = ports.map((p) => `http://127.0.0.1:${String(p)}/${context.path}`);
