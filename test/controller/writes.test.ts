@@ -60,4 +60,25 @@ test.serial('a device costs one finalizer patch, one apply per bundle object, on
     (await import('@kubernetes/client-node')).setHeaderOptions('Content-Type', (await import('@kubernetes/client-node')).PatchStrategy.MergePatch));
   await waitFor('the labelled device reconciled', async () => (await reconcileCount(running.registry)) > labelled + DEVICES ? true : undefined, { timeoutMs: 120_000 });
   t.deepEqual(writes(running), made, 'a label edit wrote nothing');
+
+  // a restart: the new process knows its Deployments and Services by their applied-hash
+  // annotation and writes none again, but the one edited by hand while no controller ran
+  await running.controller.stop();
+  await kube.apps.patchNamespacedDeployment({ namespace: 'deviceshifu', name: 'counted-1-deployment', body: { spec: { replicas: 3 } } },
+    (await import('@kubernetes/client-node')).setHeaderOptions('Content-Type', (await import('@kubernetes/client-node')).PatchStrategy.MergePatch));
+  const restarted = await startController(t, kube);
+  // the RoleBinding is now each device's last write (its Deployment and Service are known); then a resync round
+  await waitFor('every device reconciled by the new process', () => ((writes(restarted)['apply RoleBinding'] ?? 0) >= DEVICES ? true : undefined), { timeoutMs: 120_000 });
+  const first = await reconcileCount(restarted.registry);
+  await waitFor('a resync round', async () => (await reconcileCount(restarted.registry)) >= first + DEVICES ? true : undefined, { timeoutMs: 120_000 });
+  await waitFor('the hand edit undone', async () => (await kube.apps.readNamespacedDeployment({ namespace: 'deviceshifu', name: 'counted-1-deployment' })).spec?.replicas === 1 ? true : undefined);
+  const again = writes(restarted);
+  t.log(again);
+  t.is(again['apply Deployment'], 1, 'only the Deployment edited by hand is applied again');
+  t.is(again['apply Service'] ?? 0, 0, 'no Service applied again');
+  // not watched, so not known: applied again, as before
+  for (const kind of ['ServiceAccount', 'Role', 'RoleBinding']) t.is(again[`apply ${kind}`], DEVICES);
+  for (const key of ['finalizers EdgeDevice', 'event Event', 'conflicts']) t.is(again[key] ?? 0, 0, key);
+  // the edited device's bundle may show Progressing while its rollout is undone, then Available again
+  t.true((again['status EdgeDevice'] ?? 0) <= 2, 'no status written but the edited device\'s');
 });
