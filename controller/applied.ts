@@ -50,8 +50,20 @@ export interface AppliedRecord {
   readonly applied?: number | undefined;
 }
 
-/** Writers of a deviceShifu object besides the controller that are no hand edit: their own status, the Deployment's revision annotation. */
-const EXPECTED_WRITERS = new Set([FIELD_MANAGER, 'kube-controller-manager']);
+const keysOf = (fields: unknown): string[] => (fields !== null && typeof fields === 'object' ? Object.keys(fields) : []);
+
+/**
+ * Whether a managedFields entry is no hand edit: the controller's own, a status write, or the
+ * Deployment controller's revision annotation (by field, not by name: k3s's embedded
+ * controller-manager writes under its own name).
+ */
+function expectedWriter(entry: V1ManagedFieldsEntry): boolean {
+  if (entry.manager === FIELD_MANAGER || entry.subresource === 'status') return true;
+  const fields = entry.fieldsV1 as Record<string, Record<string, unknown> | undefined> | undefined;
+  const metadata = fields?.['f:metadata'];
+  return keysOf(fields).join() === 'f:metadata' && keysOf(metadata).join() === 'f:annotations'
+    && keysOf(metadata?.['f:annotations']).every((key) => key === '.' || key === 'f:deployment.kubernetes.io/revision');
+}
 
 /**
  * The hash in ANNOTATION_APPLIED when the controller's apply is still the object's last word: no
@@ -61,7 +73,7 @@ const EXPECTED_WRITERS = new Set([FIELD_MANAGER, 'kube-controller-manager']);
 export function appliedHash(metadata: V1ObjectMeta | undefined, managedFields: readonly V1ManagedFieldsEntry[] | undefined): number | undefined {
   const value = metadata?.annotations?.[ANNOTATION_APPLIED];
   if (value === undefined || managedFields === undefined) return undefined;
-  if (managedFields.some((entry) => entry.subresource !== 'status' && !EXPECTED_WRITERS.has(entry.manager ?? ''))) return undefined;
+  if (!managedFields.every(expectedWriter)) return undefined;
   // parseInt reads a prefix: the whole value must be base-36 digits (48 bits need at most 10)
   return /^[0-9a-z]{1,10}$/.test(value) ? Number.parseInt(value, 36) : undefined;
 }

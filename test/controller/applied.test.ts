@@ -47,9 +47,13 @@ test("a restarted controller trusts its applied-hash annotation only while nobod
   const hash = hashOf(service(5432));
   const metadata = { annotations: { [ANNOTATION_APPLIED]: hash.toString(36) } };
   const ours = { manager: 'edgeshifu-controller', operation: 'Apply' };
-  const revision = { manager: 'kube-controller-manager', operation: 'Update' };
-  t.is(appliedHash(metadata, [ours, revision, { manager: 'kubelet', operation: 'Update', subresource: 'status' }]), hash, 'its own apply, the revision annotation, status');
-  t.is(appliedHash(metadata, [ours, { manager: 'kubectl-edit', operation: 'Update' }]), undefined, 'edited by hand');
+  const revision = (manager: string): object => ({ manager, operation: 'Update', fieldsV1: { 'f:metadata': { 'f:annotations': { '.': {}, 'f:deployment.kubernetes.io/revision': {} } } } });
+  const status = { manager: 'kube-controller-manager', operation: 'Update', subresource: 'status', fieldsV1: { 'f:status': {} } };
+  t.is(appliedHash(metadata, [ours, revision('kube-controller-manager'), status]), hash, 'its own apply, the revision annotation, status');
+  t.is(appliedHash(metadata, [ours, revision('k3s')]), hash, "k3s's controller-manager writes the revision under its own name");
+  const annotated = { manager: 'kubectl-annotate', operation: 'Update', fieldsV1: { 'f:metadata': { 'f:annotations': { 'f:shifu.edgenesis.io/placed-at': {} } } } };
+  t.is(appliedHash(metadata, [ours, annotated]), undefined, 'an annotation of its own changed by hand');
+  t.is(appliedHash(metadata, [ours, { manager: 'kubectl-edit', operation: 'Update', fieldsV1: { 'f:spec': { 'f:replicas': {} } } }]), undefined, 'edited by hand');
   t.is(appliedHash(metadata, [ours, { manager: 'kubectl', operation: 'Update', subresource: 'scale' }]), undefined, 'scaled by hand');
   t.is(appliedHash(metadata, undefined), undefined, 'writers unknown');
   t.is(appliedHash({}, [ours]), undefined, 'no annotation (applied by an older controller)');
