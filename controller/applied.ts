@@ -54,8 +54,8 @@ const keysOf = (fields: unknown): string[] => (fields !== null && typeof fields 
 
 /**
  * Whether a managedFields entry is no hand edit: the controller's own, a status write, or the
- * Deployment controller's revision annotation (by field, not by name: k3s's embedded
- * controller-manager writes under its own name).
+ * Deployment controller's revision annotation (by its fields, not the writer's name, which follows
+ * the binary's: k3s embeds the controller-manager).
  */
 function expectedWriter(entry: V1ManagedFieldsEntry): boolean {
   if (entry.manager === FIELD_MANAGER || entry.subresource === 'status') return true;
