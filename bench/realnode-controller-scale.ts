@@ -22,7 +22,11 @@ export interface ScaleOptions {
   readonly idleMs: number;
   /** Stop waiting for bundles after this long (0: until all are made), and report how many were. */
   readonly bundleMs: number;
-  /** Then this many reconcile workers (EDGESHIFU_WORKERS; 0 keeps the manifests' 4), `workersAfterMs` into making the bundles. */
+  /**
+   * Then this many reconcile workers (EDGESHIFU_WORKERS; 0 keeps the manifests' 4), `workersAfterMs`
+   * into making the bundles; with `workersAfterMs` 0 the controller is installed with them (no roll,
+   * which would re-apply every bundle made so far from a fresh process).
+   */
   readonly workers: number;
   readonly workersAfterMs: number;
   readonly loadAverage: () => string;
@@ -107,14 +111,16 @@ export async function controllerAtScale(node: RealNodeCluster, kube: Kube, optio
   const onRealNode = { op: 'add', path: '/spec/template/spec/nodeSelector', value: { 'kubernetes.io/hostname': node.nodeName } };
   // a new controller pod (--controller-workers) still lands on the real node once it is cordoned
   const whileCordoned = { op: 'add', path: '/spec/template/spec/tolerations', value: [{ key: 'node.kubernetes.io/unschedulable', operator: 'Exists', effect: 'NoSchedule' }] };
+  const workersAtStart = options.workers > 0 && options.workersAfterMs === 0;
+  const withWorkers = { op: 'add', path: '/spec/template/spec/containers/0/env/-', value: { name: 'EDGESHIFU_WORKERS', value: String(options.workers) } };
   await applyKustomization(kube, await overlayOn('single-node', [
-    { target: { group: 'apps', version: 'v1', kind: 'Deployment', name: 'edgeshifu-controller' }, patch: [onRealNode, whileCordoned] },
+    { target: { group: 'apps', version: 'v1', kind: 'Deployment', name: 'edgeshifu-controller' }, patch: [onRealNode, whileCordoned, ...(workersAtStart ? [withWorkers] : [])] },
     // no shifud: once one EdgeNode exists the controller places only on nodes with one (a shifud
     // there), and on a KWOK node nothing would run shifud
     { target: { group: 'apps', version: 'v1', kind: 'DaemonSet', name: 'shifud' }, patch: [{ op: 'add', path: '/spec/template/spec/nodeSelector', value: { 'edgeshifu.io/bench': 'no-shifud' } }] },
   ]));
   const [pod] = await readyPods(kube, SYSTEM, CONTROLLER);
-  console.log(`controller pod ${pod?.metadata?.name ?? '?'} Ready on ${pod?.spec?.nodeName ?? '?'}`);
+  console.log(`controller pod ${pod?.metadata?.name ?? '?'} Ready on ${pod?.spec?.nodeName ?? '?'}${workersAtStart ? `, ${options.workers} workers` : ''}`);
   const cordoned = await kubectl(kube.kubeconfigPath, ['cordon', node.nodeName]);
   if (cordoned.code !== 0) throw new Error(`kubectl cordon failed: ${cordoned.stderr}`);
   const kwokNodes = Array.from({ length: nodes }, (_, i) => `kwok-${i}`);
@@ -135,7 +141,7 @@ export async function controllerAtScale(node: RealNodeCluster, kube: Kube, optio
   });
   let bundles = 0;
   const giveUp = options.bundleMs > 0 ? started + options.bundleMs : Infinity;
-  let workersSet = options.workers === 0;
+  let workersSet = options.workers === 0 || workersAtStart;
   const moreWorkers = async (): Promise<void> => {
     if (workersSet || performance.now() - started < options.workersAfterMs) return;
     workersSet = true;

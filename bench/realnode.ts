@@ -7,7 +7,7 @@
 //   npm run bench:realnode [-- --devices 50 --calls 5000 --idle-seconds 60 --protocols all]
 // --devices 0 leaves the latency run out. --controller-devices 10000 [--kwok-nodes 100
 // --settle-seconds 300 --bundle-minutes 0 --kube-api-qps 20 --controller-workers 16
-// --workers-after-minutes 4] measures instead the controller, in a pod on the real
+// --workers-after-minutes 4 (0: from the start)] measures instead the controller, in a pod on the real
 // node, with that many EdgeDevices on KWOK nodes (realnode-controller-scale.ts). Ctrl-C takes the
 // node down and puts the host back.
 import { join } from 'node:path';

@@ -3,7 +3,9 @@
 // come on every resync and status event; without this record each was a round of server-side
 // applies that change nothing but still cost the API server a write each.
 import { hash } from 'node:crypto';
-import type { KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject, V1ManagedFieldsEntry, V1ObjectMeta } from '@kubernetes/client-node';
+import { ANNOTATION_APPLIED } from './bundle/names.ts';
+import { FIELD_MANAGER } from './kube-writer.ts';
 
 /** JSON.stringify's own type hides that it answers undefined for undefined. */
 const json: (value: unknown) => string | undefined = JSON.stringify;
@@ -40,6 +42,46 @@ export function markerOf(kind: string, object: KubernetesObject | undefined): nu
 export function serviceMarker(service: KubernetesObject): number {
   const spec = (service as { spec?: { ports?: unknown; selector?: unknown; type?: unknown; externalName?: unknown } }).spec;
   return hashOf([spec?.ports, spec?.selector, spec?.type, spec?.externalName]);
+}
+
+/** What a cached Deployment or Service record keeps of ANNOTATION_APPLIED. */
+export interface AppliedRecord {
+  /** The controller's applied hash, while nobody else has written the object (appliedHash). */
+  readonly applied?: number | undefined;
+}
+
+const keysOf = (fields: unknown): string[] => (fields !== null && typeof fields === 'object' ? Object.keys(fields) : []);
+
+/**
+ * Whether a managedFields entry is no hand edit: the controller's own, a status write, or the
+ * Deployment controller's revision annotation (by its fields, not the writer's name, which follows
+ * the binary's: k3s embeds the controller-manager).
+ */
+function expectedWriter(entry: V1ManagedFieldsEntry): boolean {
+  if (entry.manager === FIELD_MANAGER || entry.subresource === 'status') return true;
+  const fields = entry.fieldsV1 as Record<string, Record<string, unknown> | undefined> | undefined;
+  const metadata = fields?.['f:metadata'];
+  return keysOf(fields).join() === 'f:metadata' && keysOf(metadata).join() === 'f:annotations'
+    && keysOf(metadata?.['f:annotations']).every((key) => key === '.' || key === 'f:deployment.kubernetes.io/revision');
+}
+
+/**
+ * The hash in ANNOTATION_APPLIED when the controller's apply is still the object's last word: no
+ * other writer (kubectl edit, scale, patch, another client) in its managedFields, status aside.
+ * Undefined when absent, or when the writers are unknown: the object is then applied again.
+ */
+export function appliedHash(metadata: V1ObjectMeta | undefined, managedFields: readonly V1ManagedFieldsEntry[] | undefined): number | undefined {
+  const value = metadata?.annotations?.[ANNOTATION_APPLIED];
+  if (value === undefined || managedFields === undefined) return undefined;
+  if (!managedFields.every(expectedWriter)) return undefined;
+  // parseInt reads a prefix: the whole value must be base-36 digits (48 bits need at most 10)
+  return /^[0-9a-z]{1,10}$/.test(value) ? Number.parseInt(value, 36) : undefined;
+}
+
+/** A record's `applied`, left out when there is none (an object edited by hand, or applied before the annotation). */
+export function appliedField(metadata: V1ObjectMeta | undefined, managedFields: readonly V1ManagedFieldsEntry[] | undefined): AppliedRecord {
+  const applied = appliedHash(metadata, managedFields);
+  return applied === undefined ? {} : { applied };
 }
 
 /** A marker as a number, so a record is one array of doubles: none -2, missing -1. */

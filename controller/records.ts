@@ -3,9 +3,9 @@
 // 100 MB). Each record holds exactly what a reader uses: planning (reconcile/plan.ts), the pod
 // index and placement (scheduling/), the record of applied objects (applied.ts) and DRONE's
 // capacity (offload/manager.ts reads pods through PodRecord's V1Pod view). Pure.
-import type { V1Container, V1Deployment, V1ObjectMeta, V1Pod, V1PodSpec, V1PodStatus, V1Service } from '@kubernetes/client-node';
+import type { V1Container, V1Deployment, V1ManagedFieldsEntry, V1ObjectMeta, V1Pod, V1PodSpec, V1PodStatus, V1Service } from '@kubernetes/client-node';
 import type { EdgeDevice } from './world.ts';
-import { serviceMarker } from './applied.ts';
+import { appliedField, serviceMarker, type AppliedRecord } from './applied.ts';
 import { placedNode } from './bundle/deployment.ts';
 import { ANNOTATION_PLACED_AT, ANNOTATION_PLACEMENT_REASON, deviceOf } from './bundle/names.ts';
 import { podRequests } from './scheduling/candidates.ts';
@@ -195,7 +195,7 @@ function refusal(pod: V1Pod): string | undefined {
  * A deviceShifu Deployment as the reconciler reads it: its owner, where it is pinned, the
  * placement annotations, generation (hand edits, and the applied-object marker) and availability.
  */
-export interface DeploymentRecord {
+export interface DeploymentRecord extends AppliedRecord {
   readonly resourceVersion: string | number | undefined;
   /** `namespace/name` of the EdgeDevice it serves (labels); undefined when not a deviceShifu's. */
   readonly device: string | undefined;
@@ -207,7 +207,7 @@ export interface DeploymentRecord {
   readonly availableReplicas: number;
 }
 
-export function deploymentRecord(deployment: V1Deployment, pool: StringPool): DeploymentRecord {
+export function deploymentRecord(deployment: V1Deployment, pool: StringPool, managedFields?: readonly V1ManagedFieldsEntry[]): DeploymentRecord {
   const { metadata, status } = deployment;
   const owner = deviceOf(metadata?.labels);
   return {
@@ -220,11 +220,12 @@ export function deploymentRecord(deployment: V1Deployment, pool: StringPool): De
     generation: metadata?.generation ?? 0,
     observedGeneration: status?.observedGeneration ?? 0,
     availableReplicas: status?.availableReplicas ?? 0,
+    ...appliedField(metadata, managedFields),
   };
 }
 
 /** A Service as the reconciler compares it: its owner, and a hash of what a hand edit changes. */
-export interface ServiceRecord {
+export interface ServiceRecord extends AppliedRecord {
   readonly resourceVersion: string | number | undefined;
   /** `namespace/name` of the EdgeDevice it serves; undefined when not a deviceShifu's. */
   readonly device: string | undefined;
@@ -234,11 +235,11 @@ export interface ServiceRecord {
   readonly shared?: SharedPlacement;
 }
 
-export function serviceRecord(service: V1Service, pool: StringPool): ServiceRecord {
+export function serviceRecord(service: V1Service, pool: StringPool, managedFields?: readonly V1ManagedFieldsEntry[]): ServiceRecord {
   const owner = deviceOf(service.metadata?.labels);
   const shared = sharedPlacement(service, pool, messagesOf(pool));
   return { resourceVersion: compactVersion(service.metadata?.resourceVersion), device: owner === undefined ? undefined : keyOf(owner, pool.deviceKeys), marker: serviceMarker(service),
-    ...(shared === undefined ? {} : { shared }) };
+    ...appliedField(service.metadata, managedFields), ...(shared === undefined ? {} : { shared }) };
 }
 
 /**

@@ -1,6 +1,6 @@
 // The controller's view of the cluster: one informer per kind it reads, each caching a compact
 // record (records.ts) or a slimmed object, never the object as decoded (footprint).
-import type { KubernetesListObject, KubernetesObject, V1ConfigMap, V1Deployment, V1Node, V1Pod, V1Service } from '@kubernetes/client-node';
+import type { KubernetesListObject, KubernetesObject, V1ConfigMap, V1Deployment, V1ManagedFieldsEntry, V1Node, V1Pod, V1Service } from '@kubernetes/client-node';
 import type { KubeClient, Query } from '../shared/kube/client.ts';
 import { GROUP, VERSION, type CustomObject } from '../shared/crds/resources.ts';
 import type { EdgeDevice } from '../shared/crds/edgedevice.ts';
@@ -69,7 +69,7 @@ export async function listEach(client: Pick<KubeClient, 'request'>, path: string
 
 interface Collection<T, C> {
   readonly path: string;
-  readonly project: (object: T, key: string) => C;
+  readonly project: (object: T, key: string, managedFields?: readonly V1ManagedFieldsEntry[]) => C;
   readonly query?: Query;
   readonly versionOf?: (cached: C) => string | undefined;
 }
@@ -109,8 +109,8 @@ export class World {
     this.pods = informer<V1Pod, PodRecord>(client, log('Pod'), { path: '/api/v1/pods', project: (p, key) => podRecord(p, ns, pool, key),
       query: { fieldSelector: 'status.phase!=Succeeded,status.phase!=Failed' }, versionOf });
     this.deployments = informer<V1Deployment, DeploymentRecord>(client, log('Deployment'), { path: `/apis/apps/v1/namespaces/${ns}/deployments`,
-      project: (d) => deploymentRecord(d, pool), query: { labelSelector: MANAGED }, versionOf });
-    this.services = informer<V1Service, ServiceRecord>(client, log('Service'), { path: `/api/v1/namespaces/${ns}/services`, project: (s) => serviceRecord(s, pool), versionOf });
+      project: (d, _key, managed) => deploymentRecord(d, pool, managed), query: { labelSelector: MANAGED }, versionOf });
+    this.services = informer<V1Service, ServiceRecord>(client, log('Service'), { path: `/api/v1/namespaces/${ns}/services`, project: (s, _key, managed) => serviceRecord(s, pool, managed), versionOf });
     this.configMaps = informer<V1ConfigMap, V1ConfigMap>(client, log('ConfigMap'), { path: `/api/v1/namespaces/${ns}/configmaps`, project: slimConfigMap });
     this.devices.on('delete', (_d, key) => { pool.deviceKeys.release(key); });
     // registered before any other handler, so whoever reacts to a pod event sees the index updated

@@ -10,6 +10,11 @@ export const LABEL_MANAGED_BY = 'app.kubernetes.io/managed-by';
 export const ANNOTATION_PLACED_AT = 'shifu.edgenesis.io/placed-at';
 export const ANNOTATION_PLACEMENT_REASON = 'shifu.edgenesis.io/placement-reason';
 export const FINALIZER = 'shifu.edgenesis.io/deviceshifu-cleanup';
+/**
+ * Set by the controller on each Deployment and Service it applies: applied.ts's hash of what it
+ * applied (base 36), so a restarted controller knows an unchanged object without writing it again.
+ */
+export const ANNOTATION_APPLIED = 'shifu.edgenesis.io/applied-hash';
 
 export interface DeviceRef {
   readonly name: string;

@@ -3,11 +3,11 @@
 // a finalizer, since the bundle lives in another namespace and cannot carry an ownerReference.
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from '../../shared/log.ts';
-import { bundleNames, deviceKey, FINALIZER, type DeviceRef } from '../bundle/names.ts';
+import { ANNOTATION_APPLIED, bundleNames, deviceKey, FINALIZER, type DeviceRef } from '../bundle/names.ts';
 import type { BundleKind, KubeWriter } from '../kube-writer.ts';
 import type { ReconcileResult } from '../runner.ts';
 import { candidateNode, type CandidateNode } from '../scheduling/candidates.ts';
-import { AppliedObjects } from '../applied.ts';
+import { AppliedObjects, hashOf } from '../applied.ts';
 import { deploymentRecord, type DeploymentRecord } from '../records.ts';
 import { nextStatus, statusChanged } from '../status.ts';
 import { HAS_MQTT_TOPIC, type EdgeDevice, type World } from '../world.ts';
@@ -179,6 +179,32 @@ export class EdgeDeviceReconciler {
     return undefined;
   }
 
+  /** The applied-hash annotation of the cached copy, while only the controller wrote it (records.ts, appliedHash). */
+  private cachedHash(object: KubernetesObject): number | undefined {
+    const { name = '', namespace = '' } = object.metadata ?? {};
+    if (object.kind === 'Deployment') return this.options.world.deployments.get(name, namespace)?.applied;
+    if (object.kind === 'Service') return this.options.world.services.get(name, namespace)?.applied;
+    return undefined;
+  }
+
+  /**
+   * Whether a Deployment or Service this process has no record of (it started since) is what it
+   * would apply, as its annotation says: then it is recorded, not written again. A restart at
+   * 10,000 devices otherwise sends 20,000 applies that change nothing (controller/README.md).
+   */
+  private adopted(owner: string, object: KubernetesObject, marker: number | string | undefined): boolean {
+    const cached = this.cachedHash(object);
+    if (cached === undefined || this.applied.has(owner, object.kind ?? '') || cached !== hashOf(object)) return false;
+    this.applied.recordWith(owner, object, marker);
+    return true;
+  }
+
+  /** Whether `object` must be written: not adopted, and new, changed or moved in the cache (applied.ts). */
+  private needsWrite(owner: string, object: KubernetesObject): boolean {
+    const marker = this.observedMarker(object);
+    return !this.adopted(owner, object, marker) && this.applied.needsAgainst(owner, object, marker);
+  }
+
   /** Applies what changed; answers the Deployment as the API server returned it, when it was applied. */
   private async applyBundle(key: string, bundle: readonly KubernetesObject[], log: Logger): Promise<DeploymentRecord | undefined> {
     if (bundle.length === 0) return undefined;
@@ -186,9 +212,9 @@ export class EdgeDeviceReconciler {
     // one object of each kind per bundle
     for (const object of bundle) {
       const owner = object.metadata?.name?.endsWith('.config') === true ? configOwner(key) : key;
-      if (!this.applied.needsAgainst(owner, object, this.observedMarker(object))) continue;
+      if (!this.needsWrite(owner, object)) continue;
       const first = !this.applied.has(owner, object.kind ?? '');
-      const result = await this.options.writer.apply(object);
+      const result = await this.options.writer.apply(withAppliedHash(object));
       if (object.kind === 'Deployment') deployment = deploymentRecord(result, this.options.world.strings);
       this.applied.record(owner, object, result);
       const id = `${object.kind ?? ''}/${object.metadata?.namespace ?? ''}/${object.metadata?.name ?? ''}`;
@@ -210,6 +236,14 @@ export class EdgeDeviceReconciler {
       log.info({ reason: scheduled.reason, message: scheduled.message }, 'placement decision');
     }
   }
+}
+
+/** A Deployment or Service as sent: with the hash of what is applied (the hash of the object without it). */
+function withAppliedHash(object: KubernetesObject): KubernetesObject {
+  if (object.kind !== 'Deployment' && object.kind !== 'Service') return object;
+  const annotations = { ...object.metadata?.annotations, [ANNOTATION_APPLIED]: hashOf(object).toString(36) };
+  const metadata = object.metadata as Record<string, unknown> | undefined;
+  return { ...object, metadata: { ...metadata, annotations } };
 }
 
 /** The applied-object record of a shared device's ConfigMap Role and RoleBinding (one of each kind per record). */

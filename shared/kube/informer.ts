@@ -2,7 +2,7 @@
 // 410, and its watch aborts after 30 s without data: here every drop, timeout,
 // API server restart or expired resourceVersion leads back to a watch (or a relist) with backoff,
 // until stop().
-import type { KubeConfig, KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
+import type { KubeConfig, KubernetesListObject, KubernetesObject, V1ManagedFieldsEntry } from '@kubernetes/client-node';
 import { Backoff, sleep } from '../backoff.ts';
 import type { Logger } from '../log.ts';
 import { errorMessage } from '../errors.ts';
@@ -34,7 +34,7 @@ export interface InformerOptions<T extends KubernetesObject, C = T> {
    * not T; handlers, list() and get() then see records. The record must keep the resourceVersion for `versionOf`, and may keep the key
    * it is given (the cache's own key string) instead of a copy (footprint).
    */
-  readonly project?: (object: T, key: string) => C;
+  readonly project?: (object: T, key: string, managedFields?: readonly V1ManagedFieldsEntry[]) => C;
   /** The resourceVersion of a cached record; by default `metadata.resourceVersion`. */
   readonly versionOf?: (cached: C) => string | undefined;
   /** How to open one watch (KubeClient.watch, or a fake for tests); client-node's with `kc`. */
@@ -188,6 +188,8 @@ export class Informer<T extends KubernetesObject, C = T> {
   private slim(received: T, key: string): C {
     // managedFields and kubectl's last-applied copy are often most of an object: no reader here needs them
     const metadata = received.metadata;
+    // who wrote which fields: a projection may read it (the controller's records: a hand edit)
+    const managedFields = metadata?.managedFields;
     if (metadata !== undefined) {
       delete metadata.managedFields;
       if (metadata.annotations?.['kubectl.kubernetes.io/last-applied-configuration'] !== undefined) {
@@ -195,7 +197,7 @@ export class Informer<T extends KubernetesObject, C = T> {
       }
     }
     // without `project`, C is T (the options say to give it whenever they differ)
-    return this.options.project ? this.options.project(received, key) : received as unknown as C;
+    return this.options.project ? this.options.project(received, key, managedFields) : received as unknown as C;
   }
 
   private versionOf(cached: C): string | undefined {
