@@ -86,11 +86,12 @@ export class SolverReconciler {
   stop(): Promise<void> { return this.runner.stop(); }
   private now(): number { return (this.deps.clock ?? Date.now)(); }
 
+  /** Writes the status (a merge patch: a retry time no longer due is cleared with null). */
   private async save(solver: Solver, key: string, written: Written): Promise<void> {
     this.written.set(key, written);
     const { namespace = '', name = '' } = solver.metadata ?? {};
     const status = solverStatus(written.state, { ...(written.domain === undefined ? {} : { providerDomain: written.domain }), ...(solver.metadata?.generation === undefined ? {} : { generation: solver.metadata.generation }), now: new Date(this.now()).toISOString(), previous: solver.status?.conditions?.[0] });
-    await this.deps.client.request('PATCH', `/apis/${API_VERSION}/namespaces/${namespace}/solvers/${name}/status`, { body: { status }, contentType: 'application/merge-patch+json' });
+    await this.deps.client.request('PATCH', `/apis/${API_VERSION}/namespaces/${namespace}/solvers/${name}/status`, { body: { status: { ...status, nextAttemptTime: status.nextAttemptTime ?? null } }, contentType: 'application/merge-patch+json' });
   }
 
   async reconcile(key: string): Promise<ReconcileResult> {
