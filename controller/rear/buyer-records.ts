@@ -1,7 +1,7 @@
 // The buyer's records of a purchase (thin shell): its copy of the Contract (both signatures
-// checked, in the Solver's namespace) and an Allocation for it, Inactive until a virtual node
-// for the contract is Ready (controller/rear/README.md, "Peering as a virtual node"). Then the
-// countersignature goes back to the seller, which verifies it and keeps it on its own Contract.
+// checked, in the Solver's namespace), then the countersignature carried to the seller, which
+// verifies it and keeps it on its own Contract. The Allocation is not written here: the peering's
+// node reconciler owns it (one writer, so no two applies fight over it).
 import type { KubeClient } from '../../shared/kube/client.ts';
 import type { Keyring } from '../../shared/bus/signing.ts';
 import { errorMessage } from '../../shared/errors.ts';
@@ -12,7 +12,6 @@ import { contractObject, SELLER_LABEL, type ContractObject } from './book-object
 import type { ContractEndedMessage } from './messages/index.ts';
 import { verifyContract, type SignedContract } from './contract-signing.ts';
 import type { RearNode } from './rear-node.ts';
-import { toQuantities } from './quantities.ts';
 
 export const BUYER_LABEL = 'rear.edgeshifu.io/buyer';
 export const SOLVER_LABEL = 'rear.edgeshifu.io/solver';
@@ -38,7 +37,7 @@ export class BuyerRecords {
     return `/apis/${API_VERSION}/namespaces/${namespace}/${plural}/${name}`;
   }
 
-  /** Writes the Contract copy and its Allocation, then carries the countersignature to the seller. */
+  /** Writes the Contract copy, then carries the countersignature to the seller. */
   async bought(namespace: string, solver: string, signed: SignedContract): Promise<void> {
     const { client, keyring, self } = this.o;
     const { contract } = signed;
@@ -48,9 +47,6 @@ export class BuyerRecords {
     await client.request('PATCH', this.path(namespace, 'contracts', id), { body: copy, ...APPLY });
     const verified = verifyContract(keyring, signed, self);
     await this.contractStatus(namespace, id, { phase: 'Active', verified, message: verified ? 'signed by both sides; countersignature on its way to the seller' : 'a signature does not verify' });
-    const allocation = { apiVersion: API_VERSION, kind: 'Allocation', metadata: { name: id, namespace, labels }, spec: { contract: id, type: 'VirtualNode', resources: toQuantities(contract.resources) } };
-    await client.request('PATCH', this.path(namespace, 'allocations', id), { body: allocation, ...APPLY });
-    await client.request('PATCH', `${this.path(namespace, 'allocations', id)}/status`, { body: { status: { phase: 'Inactive', message: 'waiting for the virtual node of the contract' } }, contentType: MERGE });
     try {
       await this.o.node.countersign(signed);
       await this.contractStatus(namespace, id, { phase: 'Active', verified, message: 'signed by both sides; the seller holds the countersignature' });
@@ -61,7 +57,7 @@ export class BuyerRecords {
   }
 
   /**
-   * The seller says a contract ended before its time: the buyer's copy and Allocation say so.
+   * The seller says a contract ended before its time: the buyer's copy says so (the peering then drains its node and releases the Allocation).
    * Returns the Solver that held it, or undefined when no contract of that seller is known here.
    */
   async ended(m: ContractEndedMessage): Promise<{ namespace: string; solver: string } | undefined> {
@@ -71,8 +67,6 @@ export class BuyerRecords {
     if (copy === undefined || namespace === undefined) return undefined;
     const phase = m.reason === 'withdrawn' ? 'Withdrawn' : 'Ended';
     await this.contractStatus(namespace, m.contractId, { phase, message: `${m.seller}: ${m.message}`.slice(0, 1024) });
-    await this.o.client.request('PATCH', `${this.path(namespace, 'allocations', m.contractId)}/status`, { body: { status: { phase: 'Released', message: `the contract was ${phase.toLowerCase()} by ${m.seller}` } }, contentType: MERGE })
-      .catch((err: unknown) => { this.o.logger.warn({ contract: m.contractId, err: errorMessage(err) }, 'allocation not released'); });
     return { namespace, solver: copy.metadata?.labels?.[SOLVER_LABEL] ?? '' };
   }
 

@@ -3,6 +3,9 @@
 // DRONE hosts) with its book kept in Transaction and Contract resources, REAR's holdings put
 // into DRONE's host ledger (so the auction never sells them), the Flavor resources, the
 // consumer's Solver reconciler, and the REST routes for the controller's server.
+import { Peering } from './peering/peering.ts';
+import { PeeringHost } from './peering/peering-host.ts';
+import { imagePrefixes } from '../offload/admission.ts';
 import type { KubernetesListObject } from '@kubernetes/client-node';
 import type { KubeClient } from '../../shared/kube/client.ts';
 import { Informer } from '../../shared/kube/informer.ts';
@@ -15,7 +18,7 @@ import type { HttpRoute } from '../../shared/node-http.ts';
 import { API_VERSION } from '../../shared/crds/resources.ts';
 import type { DroneFederation } from '../offload/federation.ts';
 import { BookStore } from './book-store.ts';
-import { BuyerRecords } from './buyer-records.ts';
+import { BuyerRecords, SOLVER_LABEL } from './buyer-records.ts';
 import { sellerSigns } from './contract-signing.ts';
 import type { Contract, RearResources } from './core/model.ts';
 import type { Book } from './core/provider.ts';
@@ -30,7 +33,7 @@ import { SolverReconciler, type Solver } from './solver-reconciler.ts';
 
 export interface RearDeps {
   readonly client: KubeClient;
-  readonly settings: RearSettings & { readonly droneCluster: string; readonly rearDomain: string };
+  readonly settings: RearSettings & { readonly droneCluster: string; readonly rearDomain: string; readonly droneAllowedImages: string };
   readonly federation: DroneFederation;
   /** What this cluster has free for its own work (the Solver's local-capacity check). */
   readonly localFree: () => RearResources;
@@ -54,6 +57,8 @@ export class RearService {
   private published = '';
   private ticking = false;
   private routes?: HttpRoute;
+  private peering?: Peering;
+  private peeringHost?: PeeringHost;
   private readonly stopping = new AbortController();
 
   constructor(deps: RearDeps) {
@@ -106,6 +111,22 @@ export class RearService {
     this.reconciler = new SolverReconciler({ client, solvers: this.solvers, node: this.node, bought: (namespace, solver, signed) => records.bought(namespace, solver, signed), localFree: this.deps.localFree, logger, registry: this.deps.registry, candidateTtlMs: settings.rearCacheTtlSeconds * 1000 });
     await this.solvers.start();
     this.reconciler.start();
+    // peering: virtual nodes for what this cluster bought, and the pods it hosts for what it sold
+    const market = this.market;
+    this.peering = new Peering({
+      client, bus, settings: { cluster: self }, logger: logger.child({ part: 'rear-peering' }), registry: this.deps.registry,
+      // the Solver that bought a contract is Solved once its Allocation is Active (the node Ready)
+      allocated: async (contract, phase, node) => {
+        const solver = contract.metadata.labels?.[SOLVER_LABEL];
+        if (phase === 'Active' && solver !== undefined) await this.reconciler?.peered(contract.metadata.namespace ?? '', solver, contract.spec.contractID, node);
+      },
+    });
+    this.peeringHost = new PeeringHost({
+      client, bus, cluster: self, contracts: () => market.current().contracts, policyOf: (buyer) => federation.hostingPolicy(buyer),
+      clusterImages: imagePrefixes(settings.droneAllowedImages), logger: logger.child({ part: 'rear-peering-host' }),
+    });
+    await this.peering.start();
+    await this.peeringHost.start();
     this.routes = rearRoutes(this.market);
     this.timer = setInterval(() => { void this.tick(); }, TICK_MS);
     this.timer.unref();
@@ -171,6 +192,8 @@ export class RearService {
   async stop(): Promise<void> {
     this.stopping.abort();
     if (this.timer !== undefined) clearInterval(this.timer);
+    await this.peering?.stop();
+    await this.peeringHost?.stop();
     await this.reconciler?.stop();
     await this.solvers?.stop();
   }

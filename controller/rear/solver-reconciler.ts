@@ -11,6 +11,7 @@ import type { Logger } from '../../shared/log.ts';
 import type { Registry } from '../../shared/prometheus.ts';
 import { API_VERSION } from '../../shared/crds/resources.ts';
 import { Runner, type ReconcileResult } from '../runner.ts';
+import { DISCOVERY_RETRY, nextDiscovery, solverDeadline, waitForRetry, type DiscoveryRetryPolicy } from './core/discovery-retry.ts';
 import { forget, prune, remember, type CandidateCache } from './core/discovery.ts';
 import type { Flavour, RearResources } from './core/model.ts';
 import { nextSolver, type SolverEvent, type SolverState } from './core/solver-phases.ts';
@@ -41,6 +42,8 @@ export interface SolverReconcilerDeps {
   readonly registry: Registry;
   readonly maxAttempts?: number;
   readonly candidateTtlMs?: number;
+  /** When a discovery that found nothing is tried again (core/discovery-retry.ts). */
+  readonly discoveryRetry?: DiscoveryRetryPolicy;
   readonly clock?: () => number;
   /** The buyer's records of a contract just bought (its Contract copy, Allocation, countersignature). */
   readonly bought?: (namespace: string, solver: string, signed: SignedContract) => Promise<void>;
@@ -52,6 +55,18 @@ interface Written { state: SolverState; domain?: string }
 function writtenOf(solver: Solver): Written {
   const domain = solver.status?.providerDomain;
   return { state: stateOf(solver.status), ...(domain === undefined ? {} : { domain }) };
+}
+
+/** The intent in REAR's units (quantities parsed, the price a number). */
+function intentOfSolver(solver: Solver): Intent {
+  const { maxPrice, ...spec } = solver.spec;
+  return intentOf({ ...spec, resources: fromQuantities(spec.resources, 'spec.resources'), ...(maxPrice === undefined ? {} : { maxPrice: { ...maxPrice, amount: Number(maxPrice.amount) } }) });
+}
+
+/** The Solver's own deadline for finding a flavour, if it has one. */
+function deadlineOf(solver: Solver): number | undefined {
+  const created = solver.metadata?.creationTimestamp as unknown;
+  return solverDeadline(typeof created === 'string' ? created : undefined, solver.spec.activeDeadlineSeconds);
 }
 
 export class SolverReconciler {
@@ -71,11 +86,12 @@ export class SolverReconciler {
   stop(): Promise<void> { return this.runner.stop(); }
   private now(): number { return (this.deps.clock ?? Date.now)(); }
 
+  /** Writes the status (a merge patch: a retry time no longer due is cleared with null). */
   private async save(solver: Solver, key: string, written: Written): Promise<void> {
     this.written.set(key, written);
     const { namespace = '', name = '' } = solver.metadata ?? {};
     const status = solverStatus(written.state, { ...(written.domain === undefined ? {} : { providerDomain: written.domain }), ...(solver.metadata?.generation === undefined ? {} : { generation: solver.metadata.generation }), now: new Date(this.now()).toISOString(), previous: solver.status?.conditions?.[0] });
-    await this.deps.client.request('PATCH', `/apis/${API_VERSION}/namespaces/${namespace}/solvers/${name}/status`, { body: { status }, contentType: 'application/merge-patch+json' });
+    await this.deps.client.request('PATCH', `/apis/${API_VERSION}/namespaces/${namespace}/solvers/${name}/status`, { body: { status: { ...status, nextAttemptTime: status.nextAttemptTime ?? null } }, contentType: 'application/merge-patch+json' });
   }
 
   async reconcile(key: string): Promise<ReconcileResult> {
@@ -83,35 +99,58 @@ export class SolverReconciler {
     const solver = this.deps.solvers.get(name ?? '', namespace);
     if (solver === undefined) return {};
     let at: Written = this.written.get(key) ?? writtenOf(solver);
-    const { maxPrice, ...spec } = solver.spec;
-    const intent = intentOf({ ...spec, resources: fromQuantities(spec.resources, 'spec.resources'), ...(maxPrice === undefined ? {} : { maxPrice: { ...maxPrice, amount: Number(maxPrice.amount) } }) });
+    const intent = intentOfSolver(solver);
     const step = async (event: SolverEvent, domain = at.domain): Promise<void> => {
       at = { state: nextSolver(at.state, event, this.deps.maxAttempts ?? 3), ...(domain === undefined ? {} : { domain }) };
       await this.save(solver, key, at);
     };
+    // nothing found last time: wait for the next attempt, as a Pending pod waits for room
+    const wait = at.state.phase === 'Pending' ? waitForRetry(at.state.retryAt, this.now()) : 0;
+    if (wait > 0) return { requeueAfterMs: wait };
     try {
-      if (at.state.phase === 'Pending' || at.state.phase === 'Discovering') await this.acquire(intent, step);
+      const again = at.state.phase === 'Pending' || at.state.phase === 'Discovering' ? await this.acquire(intent, step, (at.state.discoveries ?? 0) + 1, deadlineOf(solver)) : undefined;
+      if (again !== undefined) return again;
       if (at.state.phase === 'Reserving' || at.state.phase === 'Purchasing') await this.buy(solver, intent, at, step);
     } catch (err) {
-      if (!isEdgeshifuError(err) || err.transient) throw err;
-      if (at.state.flavourId !== undefined) this.candidates = forget(this.candidates, at.state.flavourId);
-      await step({ type: 'refused', step: at.state.phase === 'Purchasing' ? 'purchase' : 'reserve', message: err.message });
-      if (at.state.phase === 'Discovering') return { requeueAfterMs: 100 };
+      return this.refused(err, at.state, step, () => at.state.phase);
     }
     return {};
   }
 
+  /** A refusal from the seller: the flavour forgotten, the Solver back to discovery or Failed. */
+  private async refused(err: unknown, state: SolverState, step: (e: SolverEvent) => Promise<void>, phase: () => SolverState['phase']): Promise<ReconcileResult> {
+    if (!isEdgeshifuError(err) || err.transient) throw err;
+    if (state.flavourId !== undefined) this.candidates = forget(this.candidates, state.flavourId);
+    await step({ type: 'refused', step: state.phase === 'Purchasing' ? 'purchase' : 'reserve', message: err.message });
+    return phase() === 'Discovering' ? { requeueAfterMs: 100 } : {};
+  }
+
   /** The seller ended the Solver's contract before its time: Failed, reason ContractEnded. */
   async contractEnded(namespace: string, name: string, message: string): Promise<void> {
+    await this.told(namespace, name, { type: 'contract-ended', message });
+  }
+
+  /** The contract's Allocation turned Active (its virtual node is Ready): Solved. */
+  async peered(namespace: string, name: string, contractId: string, virtualNode: string): Promise<void> {
+    await this.told(namespace, name, { type: 'peered', virtualNode }, contractId);
+  }
+
+  /** An event from outside the reconcile loop, written at once (about `contractId` when given). */
+  private async told(namespace: string, name: string, event: SolverEvent, contractId?: string): Promise<void> {
     const key = `${namespace}/${name}`;
     const solver = this.deps.solvers.get(name, namespace);
     if (solver === undefined) return;
     const at = this.written.get(key) ?? writtenOf(solver);
-    await this.save(solver, key, { ...at, state: nextSolver(at.state, { type: 'contract-ended', message }, this.deps.maxAttempts ?? 3) });
+    if (contractId !== undefined && at.state.contractId !== contractId) return;
+    const state = nextSolver(at.state, event, this.deps.maxAttempts ?? 3);
+    if (state !== at.state) await this.save(solver, key, { ...at, state });
   }
 
-  /** Local capacity, then the known candidates, then discovery; ends Solved or Reserving. */
-  private async acquire(intent: Intent, step: (e: SolverEvent, domain?: string) => Promise<void>): Promise<void> {
+  /**
+   * Local capacity, then the known candidates, then discovery; ends Solved or Reserving, or
+   * Pending until the next discovery (returned) when this one found nothing.
+   */
+  private async acquire(intent: Intent, step: (e: SolverEvent, domain?: string) => Promise<void>, failures: number, deadline: number | undefined): Promise<ReconcileResult | undefined> {
     const pick = (): ReturnType<typeof decide> => decide(intent, this.deps.localFree(), [...prune(this.candidates, this.now()).values()], this.now());
     let decision = pick();
     if (decision.step === 'discover') {
@@ -119,12 +158,19 @@ export class SolverReconciler {
       const found = await this.deps.node.discover(decision.selector);
       this.candidates = remember(this.candidates, { flavours: found, via: 'discovery' }, this.now(), this.deps.candidateTtlMs ?? 60_000);
       decision = pick();
-      if (decision.step === 'discover') { await step({ type: 'discovered', count: 0 }); return; }
+      if (decision.step === 'discover') {
+        const now = this.now();
+        const retry = nextDiscovery(this.deps.discoveryRetry ?? DISCOVERY_RETRY, failures, now, deadline);
+        if (retry.kind === 'deadline') { await step({ type: 'deadline', failures }); return {}; }
+        await step({ type: 'not-found', retryAt: retry.at, failures });
+        return { requeueAfterMs: Math.max(1, retry.at - now) };
+      }
       await step({ type: 'discovered', count: found.length });
     }
-    if (decision.step === 'local') { await step({ type: 'local', message: decision.reason }); return; }
+    if (decision.step === 'local') { await step({ type: 'local', message: decision.reason }); return undefined; }
     const owner = decision.candidate.flavour.owner;
     await step({ type: 'reserve', flavourId: decision.candidate.flavour.id, provider: owner.cluster }, owner.domain);
+    return undefined;
   }
 
   /** RESERVE then PURCHASE with the flavour chosen; ends Peering with a contract. */

@@ -62,6 +62,7 @@ export const SolverSpec = Type.Object({
     denied: Type.Optional(Type.Array(ClusterId, { maxItems: 256 })),
   })),
   remoteOnly: Type.Optional(Type.Boolean({ description: 'Buy even when this cluster has room.' })),
+  activeDeadlineSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 31_536_000, description: 'Seconds from creation after which a Solver whose discovery still finds nothing stops trying (Failed, DeadlineExceeded). Unset: it keeps trying, with a capped backoff.' })),
 });
 export type SolverSpec = Static<typeof SolverSpec>;
 export const SolverStatus = Type.Object({
@@ -76,6 +77,8 @@ export const SolverStatus = Type.Object({
   transactionID: Type.Optional(Type.String({ maxLength: 253 })),
   contractID: Type.Optional(Type.String({ maxLength: 253 })),
   virtualNode: Type.Optional(Type.String({ maxLength: 253 })),
+  discoveryAttempts: Type.Optional(Type.Integer({ minimum: 0, description: 'Discoveries in a row that found nothing.' })),
+  nextAttemptTime: Type.Optional(Type.String({ format: 'date-time', description: 'When the next discovery is due, while Pending with NoFlavourFound.' })),
   conditions: Type.Optional(Conditions),
 });
 export type SolverStatus = Static<typeof SolverStatus>;

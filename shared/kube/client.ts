@@ -171,12 +171,20 @@ export class KubeClient {
   readonly endpoint: KubeEndpoint;
   private readonly url: URL;
   private readonly agent: Agent;
+  /**
+   * Watches hold their connection for as long as they run, so they get a pool of their own:
+   * in the bounded one, as many watches as sockets would leave every request queued until a
+   * watch ends (the controller with DRONE, REAR and its peering runs 19 informers).
+   */
+  private readonly watchAgent: Agent;
 
-  /** `maxSockets`: connections open at once (16); each watch holds one for as long as it runs. */
+  /** `maxSockets`: requests' connections open at once (16); watches are not counted. */
   constructor(endpoint: KubeEndpoint, options: { readonly maxSockets?: number } = {}) {
     this.endpoint = endpoint;
     this.url = new URL(endpoint.server);
-    this.agent = new (httpsModule().Agent)({ keepAlive: true, maxSockets: options.maxSockets ?? 16, ca: endpoint.ca, cert: endpoint.cert, key: endpoint.key, rejectUnauthorized: endpoint.insecureSkipTlsVerify !== true });
+    const tls = { ca: endpoint.ca, cert: endpoint.cert, key: endpoint.key, rejectUnauthorized: endpoint.insecureSkipTlsVerify !== true };
+    this.agent = new (httpsModule().Agent)({ keepAlive: true, maxSockets: options.maxSockets ?? 16, ...tls });
+    this.watchAgent = new (httpsModule().Agent)({ keepAlive: false, ...tls });
   }
 
   static fromKubeconfig(path: string): KubeClient {
@@ -192,14 +200,15 @@ export class KubeClient {
     };
   }
 
-  private open(method: string, path: string, options: RequestOptions, signal?: AbortSignal): Promise<IncomingMessage> {
+  private open(method: string, path: string, options: RequestOptions & { readonly agent?: Agent }, signal?: AbortSignal): Promise<IncomingMessage> {
+    const agent = options.agent ?? this.agent;
     const https = this.url.protocol === 'https:';
     const send = https ? httpsModule().request : http.request;
     return new Promise((resolve, reject) => {
       const req = send({
         host: this.url.hostname, port: this.url.port, method, path: `${this.url.pathname.replace(/\/$/, '')}${path}${queryString(options.query)}`,
         headers: this.headers(options.body === undefined && options.rawBody === undefined ? undefined : (options.contentType ?? 'application/json')),
-        ...(https ? { agent: this.agent } : {}), signal, timeout: options.timeoutMs ?? 30_000,
+        ...(https ? { agent } : {}), signal, timeout: options.timeoutMs ?? 30_000,
       }, resolve);
       req.on('timeout', () => { req.destroy(new EdgeshifuError('timeout', `${method} ${path}: no answer within ${options.timeoutMs ?? 30_000} ms`)); });
       req.on('error', reject);
@@ -225,7 +234,7 @@ export class KubeClient {
 
   /** A watch stream: one callback per event line, resolves when the server ends it. */
   readonly watch: WatchFn = async (path, query, onEvent, signal) => {
-    const res = await this.open('GET', path, { query: { ...query, watch: true }, timeoutMs: 0 }, signal);
+    const res = await this.open('GET', path, { query: { ...query, watch: true }, timeoutMs: 0, agent: this.watchAgent }, signal);
     if ((res.statusCode ?? 0) !== 200) {
       const body = await readBody(res);
       throw new KubeApiError(res.statusCode ?? 0, body, `watch ${path}`);
@@ -245,5 +254,6 @@ export class KubeClient {
 
   close(): void {
     this.agent.destroy();
+    this.watchAgent.destroy();
   }
 }

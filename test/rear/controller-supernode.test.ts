@@ -13,6 +13,7 @@ test('the supernode restarting mid-discovery: the Solver waits on discovery, the
   const waiting = await waitFor('the Solver to wait on discovery', async () => { const s = await solverStatus(cons.kube, 'patient'); return s?.phase === 'Discovering' ? s : undefined; });
   t.like(waiting, { reason: 'WaitingForDiscovery' });
   sn.controller = await startMember(t, sn);
-  const done = await waitFor('the Solver to hold a contract', async () => { const s = await solverStatus(cons.kube, 'patient'); return s?.phase === 'Peering' || s?.phase === 'Failed' ? s : undefined; }, { timeoutMs: 180_000 });
-  t.like(done, { phase: 'Peering', provider: 'prov-b', reason: 'WaitingForVirtualNode' });
+  const done = await waitFor('the Solver to hold a contract', async () => { const s = await solverStatus(cons.kube, 'patient'); return s?.phase === 'Peering' || s?.phase === 'Solved' || s?.phase === 'Failed' ? s : undefined; }, { timeoutMs: 180_000 });
+  t.like(done, { provider: 'prov-b' });
+  t.true(done.phase === 'Peering' || done.phase === 'Solved', `${done.phase ?? ''}/${done.reason ?? ''}: ${done.message ?? ''}`);
 });

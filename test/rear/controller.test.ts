@@ -18,8 +18,8 @@ test.serial('capacity REAR sells is not offered by DRONE\'s auction, and what DR
   t.is(whole?.characteristics.cpu, 4000, 'half of 8 cpu is on sale (DRONE\'s scale 50 %)');
 
   await createSolver(cons.kube, 'big', { resources: { cpu: '3', memory: '4Gi', pods: 2 }, durationSeconds: 600, remoteOnly: true, maxPrice: { amount: '5', currency: 'EUR', period: 'hourly' } });
-  const status = await waitFor('the Solver to hold a contract', async () => { const s = await solverStatus(cons.kube, 'big'); return s?.phase === 'Peering' ? s : undefined; }, { timeoutMs: 120_000 });
-  t.like(status, { reason: 'WaitingForVirtualNode', provider: 'prov-b', providerDomain: 'domain-b' });
+  const status = await waitFor('the Solver to hold a contract', async () => { const s = await solverStatus(cons.kube, 'big'); return s?.phase === 'Peering' || s?.phase === 'Solved' ? s : undefined; }, { timeoutMs: 120_000 });
+  t.like(status, { provider: 'prov-b', providerDomain: 'domain-b' });
   const contractId = status.contractID ?? '';
 
   // the seller keeps the contract as a resource and holds it in DRONE's ledger
@@ -28,11 +28,15 @@ test.serial('capacity REAR sells is not offered by DRONE\'s auction, and what DR
   const countersigned = await waitFor('the seller to hold the buyer\'s countersignature', async () => { const c = (await listed<ContractObject>(prov.kube, 'contracts')).find((x) => x.spec.contractID === contractId); return c?.status?.verified === true ? c : undefined; });
   t.like(countersigned.status, { phase: 'Active', verified: true });
   t.truthy(countersigned.spec.signatures.buyer);
-  // the buyer's own records: its copy of the Contract and an Allocation waiting for the virtual node
+  // the buyer's own records: its copy of the Contract, and the peering's virtual node and Allocation
   const mine = (await listed<ContractObject>(cons.kube, 'contracts', APPS)).find((c) => c.spec.contractID === contractId);
   t.like(mine?.status, { phase: 'Active', verified: true });
-  const [allocation] = await listed<{ spec: { contract: string; type: string }; status?: { phase?: string } }>(cons.kube, 'allocations', APPS);
-  t.like(allocation, { spec: { contract: contractId, type: 'VirtualNode' }, status: { phase: 'Inactive' } });
+  const solved = await waitFor('the Solver to be Solved (its virtual node Ready)', async () => { const s = await solverStatus(cons.kube, 'big'); return s?.phase === 'Solved' ? s : undefined; });
+  t.like(solved, { reason: 'VirtualNodeReady', contractID: contractId, virtualNode: `rear-${contractId}` });
+  const [allocation] = await listed<{ metadata: { labels?: Record<string, string> }; spec: { contract: string; type: string; nodeName?: string }; status?: { phase?: string } }>(cons.kube, 'allocations', APPS);
+  t.like(allocation, { metadata: { labels: { 'rear.edgeshifu.io/solver': 'big' } }, spec: { contract: contractId, type: 'VirtualNode', nodeName: `rear-${contractId}` }, status: { phase: 'Active' } });
+  const node = await cons.kube.core.readNode({ name: `rear-${contractId}` });
+  t.like(node.status?.allocatable, { cpu: '3', memory: '4Gi', pods: '2' });
   t.deepEqual(provAgent?.hosted().filter((e) => e.app.startsWith(SOLD_APP_PREFIX)).map((e) => [e.origin, e.app, e.resources.cpu]), [['cons-a', `${SOLD_APP_PREFIX}${contractId}`, 3000]]);
   t.is(provRear.market?.flavours()[0]?.characteristics.cpu, 1000, 'the flavour shrank to what is left');
 
@@ -53,7 +57,11 @@ test.serial('capacity REAR sells is not offered by DRONE\'s auction, and what DR
   t.like(ended, { reason: 'ContractEnded' });
   t.regex(ended.message ?? '', /withdrawn by prov-b/);
   t.is((await listed<ContractObject>(cons.kube, 'contracts', APPS)).find((c) => c.spec.contractID === contractId)?.status?.phase, 'Withdrawn');
-  t.is((await listed<{ status?: { phase?: string } }>(cons.kube, 'allocations', APPS))[0]?.status?.phase, 'Released');
+  await waitFor('the Allocation Released and the virtual node gone', async () => {
+    const released = (await listed<{ status?: { phase?: string } }>(cons.kube, 'allocations', APPS))[0]?.status?.phase === 'Released';
+    const gone = await cons.kube.core.readNode({ name: `rear-${contractId}` }).then(() => false, () => true);
+    return released && gone ? true : undefined;
+  });
 
   // and the other way: what DRONE hosts leaves REAR's flavour
   const cpuOnSale = await waitFor('REAR\'s flavour to leave out DRONE\'s components', () => { const cpu = provRear.market?.flavours()[0]?.characteristics.cpu; return cpu !== undefined && cpu <= 2000 ? cpu : undefined; }, { timeoutMs: 60_000 });

@@ -3,6 +3,8 @@ import { forget, mergeAnswers, prune, remember, supernodeAnswer } from '../../co
 import { catalogue, EMPTY_BOOK } from '../../controller/rear/core/provider.ts';
 import { matches, validateSelector } from '../../controller/rear/core/selector.ts';
 import { INITIAL, nextSolver } from '../../controller/rear/core/solver-phases.ts';
+import { solverStatus, stateOf } from '../../controller/rear/core/solver-status.ts';
+import { nextDiscovery, retryDelay, solverDeadline, waitForRetry } from '../../controller/rear/core/discovery-retry.ts';
 import { decide, type Candidate, type Intent } from '../../controller/rear/core/solver.ts';
 import type { Flavour } from '../../controller/rear/core/model.ts';
 import { aggregatable, partitionable, r, slice } from './fixtures.ts';
@@ -103,4 +105,41 @@ test('supernode: own flavours first, then its cache, then the supernodes it know
   t.is(prune(cache, 10_000).size, 0);
   t.is(forget(cache, far.id).size, 0);
   t.deepEqual(mergeAnswers([[far, own], [own]]).map((f) => f.id), [far.id, own.id].sort());
+});
+
+test('an empty discovery is tried again after a delay that doubles up to a cap, never past the Solver\'s deadline', (t) => {
+  const policy = { initialMs: 5_000, maxMs: 60_000 };
+  t.deepEqual([1, 2, 3, 4, 5, 6, 50].map((n) => retryDelay(policy, n)), [5_000, 10_000, 20_000, 40_000, 60_000, 60_000, 60_000]);
+  const now = Date.parse('2026-11-27T04:00:00Z');
+  t.deepEqual(nextDiscovery(policy, 1, now), { kind: 'retry', at: now + 5_000, failures: 1 });
+  t.deepEqual(nextDiscovery(policy, 4, now, now + 7_000), { kind: 'retry', at: now + 7_000, failures: 4 }, 'the last attempt is made at the deadline');
+  t.deepEqual(nextDiscovery(policy, 5, now + 7_000, now + 7_000), { kind: 'deadline', failures: 5 });
+  t.is(solverDeadline('2026-11-27T04:00:00Z', 90), now + 90_000);
+  t.is(solverDeadline('2026-11-27T04:00:00Z', undefined), undefined);
+  t.is(waitForRetry(new Date(now + 2_000).toISOString(), now), 2_000);
+  t.is(waitForRetry(new Date(now - 1).toISOString(), now), 0);
+  t.is(waitForRetry(undefined, now), 0);
+});
+
+test('a Solver whose discovery finds nothing stays Pending (NoFlavourFound, with the next attempt\'s time), tries again, and fails only at its deadline', (t) => {
+  const at = Date.parse('2026-11-27T04:00:05Z');
+  let s = nextSolver(INITIAL, { type: 'discover', message: 'no peering candidate known' }, 3);
+  s = nextSolver(s, { type: 'not-found', retryAt: at, failures: 1 }, 3);
+  t.like(s, { phase: 'Pending', reason: 'NoFlavourFound', discoveries: 1, retryAt: '2026-11-27T04:00:05.000Z' });
+  t.regex(s.message, /no flavour matching the intent \(1 attempt\); next attempt at 2026-11-27T04:00:05.000Z/);
+  const status = solverStatus(s, { now: '2026-11-27T04:00:00Z' });
+  t.like(status, { phase: 'Pending', reason: 'NoFlavourFound', discoveryAttempts: 1, nextAttemptTime: '2026-11-27T04:00:05.000Z' });
+  t.like(status.conditions[0], { type: 'Ready', status: 'False', reason: 'NoFlavourFound' });
+  t.deepEqual(stateOf(status), s, 'a restarted controller resumes the wait');
+  s = nextSolver(s, { type: 'discover', message: 'trying again' }, 3);
+  t.like(s, { phase: 'Discovering', reason: 'WaitingForDiscovery', discoveries: 1 });
+  t.is(s.retryAt, undefined);
+  const failed = nextSolver(s, { type: 'deadline', failures: 2 }, 3);
+  t.like(failed, { phase: 'Failed', reason: 'DeadlineExceeded', discoveries: 2 });
+  t.regex(failed.message, /2 attempts\) before the Solver's deadline/);
+  // found the second time: candidates, and the count of empty ones starts over
+  t.like(nextSolver(s, { type: 'discovered', count: 1 }, 3), { reason: 'CandidatesFound', discoveries: 0 });
+  const solved = nextSolver({ ...s, phase: 'Peering', reason: 'WaitingForVirtualNode', contractId: 'c1' }, { type: 'peered', virtualNode: 'rear-c1' }, 3);
+  t.like(solved, { phase: 'Solved', reason: 'VirtualNodeReady', virtualNode: 'rear-c1', message: 'contract c1 peered: virtual node rear-c1 is Ready' });
+  t.like(solverStatus(solved, { now: '2026-11-27T04:01:00Z' }), { virtualNode: 'rear-c1', conditions: [{ status: 'True', reason: 'VirtualNodeReady' }] });
 });

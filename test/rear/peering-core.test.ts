@@ -4,6 +4,9 @@ import test from 'ava';
 import type { V1Node } from '@kubernetes/client-node';
 import { allocationPhase, contractLive, labelValue, virtualNode, virtualNodeName, virtualNodeStatus, type ContractResource } from '../../controller/rear/peering/virtual-node.ts';
 import { carriedName, carriedSpec, consumerPodOf, providerPod, reflectedStatus } from '../../controller/rear/peering/pod-carry.ts';
+import { clusterFree } from '../../controller/drone/slicing/capacity.ts';
+import { nodeInput, podInput } from '../../controller/drone/slicing/kube-input.ts';
+import { ledgerEntry } from '../../controller/rear/core/shared-slice.ts';
 
 const NOW = Date.parse('2026-11-27T01:00:00Z');
 
@@ -75,4 +78,21 @@ test('what travels: the consumer\'s scheduling, defaults and token stay behind; 
   t.deepEqual(consumerPodOf(pod), { consumer: 'cons', contractId: 'contract-1', ref });
   t.not(carriedName('cons', { ...ref, uid: 'uid-2' }), pod.metadata?.name, 'a pod made again under the same name is another pod');
   t.like(reflectedStatus({ phase: 'Running', podIP: '10.0.0.7' }), { phase: 'Running', podIP: '10.0.0.7', podIPs: [{ ip: '10.0.0.7' }] });
+});
+
+test('a pod carried under a contract is counted once on the seller: by its contract\'s ledger entry, not again as a pod', (t) => {
+  const node = nodeInput({ metadata: { name: 'n1' }, status: { allocatable: { cpu: '8', memory: '16Gi', pods: '110' }, conditions: [{ type: 'Ready', status: 'True' }] } });
+  const spec = { containers: [{ name: 'c', image: 'example.com/c:1', resources: { requests: { cpu: '2', memory: '1Gi' } } }] };
+  const made = providerPod({ consumer: 'cons', contractId: 'contract-1', namespace: 'rear-cons', pod: { namespace: 'apps', name: 'web-1', uid: 'uid-1' }, spec, level: 'restricted' });
+  const carried = { metadata: made.metadata, spec: { ...spec, nodeName: 'n1' }, status: { phase: 'Running' } };
+  const input = podInput(carried);
+  t.is(input.hostedFor, 'cons', 'the carried pod is work hosted for the buyer');
+  // the contract (3 cpu, 4 GiB) holds its resources in DRONE's ledger; its pod runs inside them
+  const free = clusterFree([node], [input]);
+  t.deepEqual(free, { cpu: 8000, memory: 16_384, pods: 110 });
+  const entry = ledgerEntry('cons', 'contract-1', { cpu: 3000, memory: 4096, pods: 2, storage: 0, gpu: 0 });
+  t.is(free.cpu - entry.resources.cpu, 5000, 'what is left for DRONE and REAR: 8 cpu less the contract\'s 3, not less 3 + 2');
+  // a plain pod of the same size is the cluster's own work and is counted
+  const own = podInput({ metadata: { name: 'own', namespace: 'default' }, spec: { ...spec, nodeName: 'n1' }, status: { phase: 'Running' } });
+  t.like(clusterFree([node], [own]), { cpu: 6000 });
 });

@@ -48,7 +48,9 @@ test.serial('a contract gets a Ready virtual node with its capacity, taint and l
   t.deepEqual(node.spec?.taints?.filter((x) => x.key.startsWith('rear.')).map((x) => ({ key: x.key, value: x.value, effect: x.effect })), [{ key: 'rear.edgeshifu.io/contract', value: id, effect: 'NoSchedule' }]);
   t.like(node.metadata?.labels, { type: 'virtual-node', 'kubernetes.io/role': 'agent', 'rear.edgeshifu.io/provider': 'prov', 'rear.edgeshifu.io/domain': 'domain-b', 'rear.edgeshifu.io/contract': id });
   t.is(node.metadata?.annotations?.['kwok.x-k8s.io/node'], undefined, 'not a node the KWOK controller manages');
-  const lease = await w.consumer.kc.makeApiClient((await import('@kubernetes/client-node')).CoordinationV1Api).readNamespacedLease({ name: nodeName, namespace: 'kube-node-lease' });
+  // the Lease is written just after the node's status: waited for, not read at once
+  const leases = w.consumer.kc.makeApiClient((await import('@kubernetes/client-node')).CoordinationV1Api);
+  const lease = await waitFor('the node\'s Lease', () => leases.readNamespacedLease({ name: nodeName, namespace: 'kube-node-lease' }).catch(() => undefined));
   t.is(lease.spec?.holderIdentity, nodeName);
   const active = await waitFor('the Allocation to be Active', async () => { const a = await allocation(w, 'c-main'); return a?.status?.phase === 'Active' ? a : undefined; }, LONG);
   t.like(active.spec, { contract: id, type: 'VirtualNode', nodeName });

@@ -9,6 +9,7 @@ import { createLogger } from '../../shared/log.ts';
 import { Registry } from '../../shared/prometheus.ts';
 import { API_VERSION } from '../../shared/crds/resources.ts';
 import { SolverReconciler, type Solver } from '../../controller/rear/solver-reconciler.ts';
+import type { DiscoveryRetryPolicy } from '../../controller/rear/core/discovery-retry.ts';
 import { freshNamespace, sharedKube, type Kube } from '../support/cluster.ts';
 import { installCrds } from '../support/crds.ts';
 import { kubectl } from '../support/kubectl.ts';
@@ -16,7 +17,8 @@ import { waitFor } from '../support/wait.ts';
 import { r } from './fixtures.ts';
 import { federation, get } from './support.ts';
 
-async function consumer(t: ExecutionContext, kube: Kube, namespace: string, free = r(0, 0)): Promise<{ phases: string[] }> {
+async function consumer(t: ExecutionContext, kube: Kube, namespace: string, options: { free?: ReturnType<typeof r>; discoveryRetry?: DiscoveryRetryPolicy } = {}): Promise<{ phases: string[] }> {
+  const { free = r(0, 0), discoveryRetry } = options;
   await installCrds(kube);
   const established = await kubectl(kube.kubeconfigPath, ['wait', '--for=condition=Established', '--timeout=60s', 'crd/solvers.shifu.edgenesis.io']);
   t.is(established.code, 0, established.stderr);
@@ -29,7 +31,7 @@ async function consumer(t: ExecutionContext, kube: Kube, namespace: string, free
   const note = (s: Solver): void => { const p = `${s.status?.phase ?? ''}/${s.status?.reason ?? ''}`; if (s.status?.phase !== undefined && phases.at(-1) !== p) phases.push(p); };
   solvers.on('add', note);
   solvers.on('update', note);
-  const reconciler = new SolverReconciler({ client, solvers, node: get(c, 'cons-1').node, localFree: () => free, logger: createLogger('test', { level: process.env.EDGESHIFU_TEST_DEBUG === undefined ? 'silent' : 'debug' }), registry: new Registry() });
+  const reconciler = new SolverReconciler({ client, solvers, node: get(c, 'cons-1').node, localFree: () => free, ...(discoveryRetry === undefined ? {} : { discoveryRetry }), logger: createLogger('test', { level: process.env.EDGESHIFU_TEST_DEBUG === undefined ? 'silent' : 'debug' }), registry: new Registry() });
   await solvers.start();
   reconciler.start();
   t.teardown(async () => { await reconciler.stop(); await solvers.stop(); });
@@ -62,18 +64,29 @@ test('an intent with no local room is discovered, reserved and bought from anoth
 test('local capacity first: an intent that fits here is solved without a message', async (t) => {
   const kube = await sharedKube();
   const namespace = await freshNamespace(t, kube, 'rear');
-  await consumer(t, kube, namespace, r(4000, 8192, 50));
+  await consumer(t, kube, namespace, { free: r(4000, 8192, 50) });
   await createSolver(kube, namespace, 'small', { resources: { cpu: '500m', memory: '256Mi' }, durationSeconds: 600 });
   const status = await waitFor('Solved', async () => { const s = await statusOf(kube, namespace, 'small'); return s?.phase === 'Solved' ? s : undefined; });
   t.like(status, { reason: 'LocalCapacity' });
   t.like(status.conditions?.[0], { status: 'True', reason: 'LocalCapacity' });
 });
 
-test('a ceiling below every offer: discovery finds nothing that fits, and the reason says so', async (t) => {
+test('a ceiling below every offer: discovery finds nothing that fits; the Solver stays Pending, tries again with backoff, and fails at its deadline', async (t) => {
   const kube = await sharedKube();
   const namespace = await freshNamespace(t, kube, 'rear');
-  await consumer(t, kube, namespace);
-  await createSolver(kube, namespace, 'too-cheap', { resources: { cpu: '1', memory: '1Gi' }, durationSeconds: 600, maxPrice: { amount: '0.01', currency: 'EUR', period: 'daily' } });
-  const status = await waitFor('Failed', async () => { const s = await statusOf(kube, namespace, 'too-cheap'); return s?.phase === 'Failed' ? s : undefined; });
-  t.like(status, { reason: 'NoFlavourFound' });
+  const { phases } = await consumer(t, kube, namespace, { discoveryRetry: { initialMs: 300, maxMs: 600 } });
+  await createSolver(kube, namespace, 'too-cheap', { resources: { cpu: '1', memory: '1Gi' }, durationSeconds: 600, activeDeadlineSeconds: 3, maxPrice: { amount: '0.01', currency: 'EUR', period: 'daily' } });
+  const pending = await waitFor('Pending, NoFlavourFound', async () => { const s = await statusOf(kube, namespace, 'too-cheap'); return s?.phase === 'Pending' && s.reason === 'NoFlavourFound' ? s : undefined; }, { intervalMs: 20 });
+  t.regex(pending.message ?? '', /no flavour matching the intent \(\d+ attempts?\); next attempt at \d{4}-/);
+  t.truthy(pending.nextAttemptTime);
+  t.like(pending.conditions?.[0], { status: 'False', reason: 'NoFlavourFound' });
+  const again = await waitFor('a second empty discovery', async () => { const s = await statusOf(kube, namespace, 'too-cheap'); return (s?.discoveryAttempts ?? 0) >= 2 ? s : undefined; });
+  t.true(Date.parse(again.nextAttemptTime ?? '') > Date.parse(pending.nextAttemptTime ?? ''), 'the next attempt moved on');
+  const failed = await waitFor('Failed at the deadline', async () => { const s = await statusOf(kube, namespace, 'too-cheap'); return s?.phase === 'Failed' ? s : undefined; });
+  t.like(failed, { reason: 'DeadlineExceeded' });
+  t.true((failed.discoveryAttempts ?? 0) >= 2);
+  t.is(failed.nextAttemptTime, undefined);
+  t.true(phases.includes('Pending/NoFlavourFound') && phases.includes('Discovering/WaitingForDiscovery'), phases.join(' → '));
+  const printed = await kubectl(kube.kubeconfigPath, ['get', 'solvers', '-n', namespace]);
+  t.regex(printed.stdout, /too-cheap\s+Failed\s+DeadlineExceeded/);
 });

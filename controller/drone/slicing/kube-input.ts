@@ -8,6 +8,13 @@ import type { NodeInput, PodInput } from './capacity.ts';
 /** Label on pods run on behalf of another cluster; its value is that cluster's id. */
 export const HOSTED_FOR_LABEL = 'drone.edgeshifu.io/hosted-for';
 
+/**
+ * Label on a pod a REAR buyer carried here (controller/rear/peering/pod-carry.ts); its value is the
+ * buyer. Its contract already holds its resources in DRONE's host ledger (a `rear.` entry), so the
+ * pod is treated as hosted work: counting it as used too would take it from the slice twice.
+ */
+export const CARRIED_FOR_LABEL = 'rear.edgeshifu.io/consumer';
+
 /** Label of REAR's virtual nodes (controller/rear/peering/virtual-node.ts): capacity bought from another cluster, not this one's to sell. */
 export const VIRTUAL_NODE_LABEL = 'rear.edgeshifu.io/contract';
 
@@ -59,7 +66,7 @@ function requests(pod: V1Pod, name: string): { cpu: number; memory: number } {
 
 export function podInput(pod: V1Pod): PodInput {
   const name = `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`;
-  const hostedFor = pod.metadata?.labels?.[HOSTED_FOR_LABEL];
+  const hostedFor = pod.metadata?.labels?.[HOSTED_FOR_LABEL] ?? pod.metadata?.labels?.[CARRIED_FOR_LABEL];
   return {
     name,
     ...(pod.spec?.nodeName === undefined ? {} : { nodeName: pod.spec.nodeName }),

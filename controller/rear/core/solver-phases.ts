@@ -1,7 +1,9 @@
 // Where an intent stands (pure): each event of the REAR workflow moves the Solver's phase, and the
 // reason names the step that blocks it, so `kubectl get solvers` says what is being waited on.
 // A refused reservation (the flavour went to another buyer) sends the Solver back to discovery,
-// at most `maxAttempts` times; then it fails with the last refusal.
+// at most `maxAttempts` times; then it fails with the last refusal. A discovery that finds nothing
+// leaves it Pending (NoFlavourFound) until its next attempt (core/discovery-retry.ts), and Failed
+// (DeadlineExceeded) once its own deadline has passed.
 
 export const SOLVER_PHASES = ['Pending', 'Discovering', 'Reserving', 'Purchasing', 'Peering', 'Solved', 'Failed'] as const;
 export type SolverPhase = typeof SOLVER_PHASES[number];
@@ -16,21 +18,39 @@ export interface SolverState {
   readonly provider?: string;
   readonly transactionId?: string;
   readonly contractId?: string;
+  /** Discoveries in a row that found nothing. */
+  readonly discoveries?: number;
+  /** When the next discovery is due (ISO time), while Pending after an empty one. */
+  readonly retryAt?: string;
+  readonly virtualNode?: string;
 }
 
 export type SolverEvent =
   | { readonly type: 'local'; readonly message: string }
   | { readonly type: 'discover'; readonly message: string }
   | { readonly type: 'discovered'; readonly count: number }
+  | { readonly type: 'not-found'; readonly retryAt: number; readonly failures: number }
+  | { readonly type: 'deadline'; readonly failures: number }
   | { readonly type: 'discovery-failed'; readonly message: string }
   | { readonly type: 'reserve'; readonly flavourId: string; readonly provider: string }
   | { readonly type: 'reserved'; readonly transactionId: string }
   | { readonly type: 'refused'; readonly step: 'reserve' | 'purchase'; readonly message: string }
   | { readonly type: 'purchased'; readonly contractId: string }
-  | { readonly type: 'peered' }
+  | { readonly type: 'peered'; readonly virtualNode?: string }
   | { readonly type: 'contract-ended'; readonly message: string };
 
 export const INITIAL: SolverState = { phase: 'Pending', reason: 'Deciding', message: 'checking local capacity, then peering candidates', attempts: 0 };
+
+/** The state without a pending retry time. */
+function settled(state: SolverState): SolverState {
+  const next: { -readonly [K in keyof SolverState]: SolverState[K] } = { ...state };
+  delete next.retryAt;
+  return next;
+}
+
+function tries(n: number): string {
+  return n === 1 ? '1 attempt' : `${n} attempts`;
+}
 
 const TERMINAL = new Set<SolverPhase>(['Solved', 'Failed']);
 
@@ -48,11 +68,18 @@ function discoveryStep(state: SolverState, event: DiscoveryEvent): SolverState {
     case 'local':
       return { ...state, phase: 'Solved', reason: 'LocalCapacity', message: event.message };
     case 'discover':
-      return { ...state, phase: 'Discovering', reason: 'WaitingForDiscovery', message: event.message };
+      return { ...settled(state), phase: 'Discovering', reason: 'WaitingForDiscovery', message: event.message };
     case 'discovered':
       return event.count > 0
-        ? { ...state, reason: 'CandidatesFound', message: `${event.count} peering candidates found` }
+        ? { ...state, reason: 'CandidatesFound', message: `${event.count} peering candidates found`, discoveries: 0 }
         : { ...state, phase: 'Failed', reason: 'NoFlavourFound', message: 'discovery found no flavour matching the intent' };
+    case 'not-found': {
+      const at = new Date(event.retryAt).toISOString();
+      return { ...state, phase: 'Pending', reason: 'NoFlavourFound', message: `discovery found no flavour matching the intent (${tries(event.failures)}); next attempt at ${at}`, discoveries: event.failures, retryAt: at };
+    }
+    case 'deadline': {
+      return { ...settled(state), phase: 'Failed', reason: 'DeadlineExceeded', message: `discovery found no flavour matching the intent (${tries(event.failures)}) before the Solver's deadline (spec.activeDeadlineSeconds)`, discoveries: event.failures };
+    }
     case 'discovery-failed':
       return { ...state, phase: 'Failed', reason: 'DiscoveryFailed', message: event.message };
     case 'reserve':
@@ -72,7 +99,8 @@ function contractStep(state: SolverState, event: Exclude<SolverEvent, DiscoveryE
     case 'purchased':
       return { ...state, phase: 'Peering', reason: 'WaitingForVirtualNode', message: `contract ${event.contractId} signed; waiting for its virtual node to be Ready`, contractId: event.contractId };
     case 'peered':
-      return state.phase === 'Peering' ? { ...state, phase: 'Solved', reason: 'VirtualNodeReady', message: `contract ${state.contractId ?? ''} peered: its virtual node is Ready` } : state;
+      if (state.phase !== 'Peering') return state;
+      return { ...state, phase: 'Solved', reason: 'VirtualNodeReady', message: `contract ${state.contractId ?? ''} peered: ${event.virtualNode === undefined ? 'its virtual node' : `virtual node ${event.virtualNode}`} is Ready`, ...(event.virtualNode === undefined ? {} : { virtualNode: event.virtualNode }) };
     case 'contract-ended':
       return state.contractId === undefined ? state : { ...state, phase: 'Failed', reason: 'ContractEnded', message: event.message };
   }

@@ -15,6 +15,9 @@ export interface SolverStatusOut {
   readonly providerDomain?: string;
   readonly transactionID?: string;
   readonly contractID?: string;
+  readonly virtualNode?: string;
+  readonly discoveryAttempts?: number;
+  readonly nextAttemptTime?: string;
   readonly conditions: Array<{ type: string; status: 'True' | 'False'; reason: string; message: string; lastTransitionTime: string; observedGeneration?: number }>;
 }
 
@@ -26,6 +29,7 @@ export interface SolverSpecIn {
   readonly maxPrice?: Intent['maxPrice'];
   readonly providers?: { readonly allowed?: readonly string[]; readonly denied?: readonly string[] };
   readonly remoteOnly?: boolean;
+  readonly activeDeadlineSeconds?: number;
 }
 
 export function intentOf(spec: SolverSpecIn): Intent {
@@ -40,17 +44,22 @@ export function intentOf(spec: SolverSpecIn): Intent {
   };
 }
 
+/** The status fields a state has (flavour, provider, transaction, contract, node, retries). */
+function idsOf(state: SolverState, providerDomain: string | undefined): Partial<SolverStatusOut> {
+  const fields = {
+    flavorID: state.flavourId, provider: state.provider, providerDomain, transactionID: state.transactionId, contractID: state.contractId,
+    virtualNode: state.virtualNode, discoveryAttempts: state.discoveries, nextAttemptTime: state.retryAt,
+  };
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+}
+
 export function solverStatus(state: SolverState, extra: { providerDomain?: string; generation?: number; now: string; previous?: SolverStatusOut['conditions'][number] }): SolverStatusOut {
   const ready = state.phase === 'Solved';
   const same = extra.previous !== undefined && extra.previous.status === (ready ? 'True' : 'False') && extra.previous.reason === state.reason;
   return {
     ...(extra.generation === undefined ? {} : { observedGeneration: extra.generation }),
     phase: state.phase, reason: state.reason, message: state.message, attempts: state.attempts,
-    ...(state.flavourId === undefined ? {} : { flavorID: state.flavourId }),
-    ...(state.provider === undefined ? {} : { provider: state.provider }),
-    ...(extra.providerDomain === undefined ? {} : { providerDomain: extra.providerDomain }),
-    ...(state.transactionId === undefined ? {} : { transactionID: state.transactionId }),
-    ...(state.contractId === undefined ? {} : { contractID: state.contractId }),
+    ...idsOf(state, extra.providerDomain),
     conditions: [{
       type: 'Ready', status: ready ? 'True' : 'False', reason: state.reason, message: state.message.slice(0, 32_768),
       lastTransitionTime: same ? (extra.previous?.lastTransitionTime ?? extra.now) : extra.now,
@@ -63,6 +72,6 @@ export function solverStatus(state: SolverState, extra: { providerDomain?: strin
 export function stateOf(status: Partial<SolverStatusOut> | undefined): SolverState {
   const s = status ?? {};
   const state: SolverState = { phase: s.phase ?? 'Pending', reason: s.reason ?? 'Deciding', message: s.message ?? '', attempts: s.attempts ?? 0 };
-  const ids = Object.entries({ flavourId: s.flavorID, provider: s.provider, transactionId: s.transactionID, contractId: s.contractID }).filter(([, v]) => v !== undefined);
+  const ids = Object.entries({ flavourId: s.flavorID, provider: s.provider, transactionId: s.transactionID, contractId: s.contractID, virtualNode: s.virtualNode, discoveries: s.discoveryAttempts, retryAt: s.nextAttemptTime }).filter(([, v]) => v !== undefined);
   return { ...state, ...Object.fromEntries(ids) };
 }

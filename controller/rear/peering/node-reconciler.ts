@@ -8,6 +8,7 @@ import type { Informer } from '../../../shared/kube/informer.ts';
 import type { Logger } from '../../../shared/log.ts';
 import { API_VERSION, GROUP, VERSION } from '../../../shared/crds/resources.ts';
 import type { ReconcileResult } from '../../runner.ts';
+import { BUYER_LABEL, SOLVER_LABEL } from '../buyer-records.ts';
 import { pathOf, type PeeringApi } from './kube.ts';
 import { allocationPhase, contractLive, CONTRACT_ANNOTATION, nodeLease, RENEW_MS, virtualNode, virtualNodeName, virtualNodeStatus, type ContractResource } from './virtual-node.ts';
 
@@ -18,6 +19,16 @@ export interface NodeReconcilerDeps {
   /** The pods bound to a node (the pod reconciler's cache). */
   readonly podsOn: (node: string) => V1Pod[];
   readonly clock?: () => number;
+  /** Told each new phase of a contract's Allocation (the Solver that bought it follows). */
+  readonly allocated?: (contract: ContractResource, phase: AllocationPhase, node: string) => Promise<void>;
+}
+
+export type AllocationPhase = ReturnType<typeof allocationPhase>['phase'];
+
+/** The buyer's and the Solver's labels, copied from the Contract, so an Allocation is found by its Solver. */
+function allocationLabels(contract: ContractResource): Record<string, string> {
+  const labels = contract.metadata.labels ?? {};
+  return Object.fromEntries([BUYER_LABEL, SOLVER_LABEL].flatMap((k) => (labels[k] === undefined ? [] : [[k, labels[k]]])));
 }
 
 const CR_ROOT = `/apis/${GROUP}/${VERSION}`;
@@ -96,10 +107,11 @@ export class NodeReconciler {
     const path = pathOf(CR_ROOT, 'allocations', namespace, name);
     await this.deps.api.apply(path, {
       apiVersion: API_VERSION, kind: 'Allocation',
-      metadata: { name, namespace, ownerReferences: [{ apiVersion: API_VERSION, kind: 'Contract', name, uid: contract.metadata.uid ?? '', controller: true }] },
+      metadata: { name, namespace, labels: allocationLabels(contract), ownerReferences: [{ apiVersion: API_VERSION, kind: 'Contract', name, uid: contract.metadata.uid ?? '', controller: true }] },
       spec: { contract: contract.spec.contractID, type: 'VirtualNode', nodeName: virtualNodeName(contract), resources: contract.spec.resources },
     });
     await this.deps.api.merge(`${path}/status`, { status: { phase, message } });
+    await this.deps.allocated?.(contract, phase, virtualNodeName(contract));
     this.allocated.set(key, said);
   }
 }

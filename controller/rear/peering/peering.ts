@@ -11,7 +11,7 @@ import { GROUP, VERSION } from '../../../shared/crds/resources.ts';
 import { Runner } from '../../runner.ts';
 import type { RearMessage } from '../messages/index.ts';
 import { collectionInformer, PeeringApi } from './kube.ts';
-import { NodeReconciler } from './node-reconciler.ts';
+import { NodeReconciler, type NodeReconcilerDeps } from './node-reconciler.ts';
 import { PodReconciler } from './pod-reconciler.ts';
 import { CONTRACT_ANNOTATION, LABELS, type ContractResource } from './virtual-node.ts';
 import { BUYER_LABEL } from '../buyer-records.ts';
@@ -32,6 +32,8 @@ export interface PeeringDeps {
   readonly settings: PeeringSettings;
   readonly logger: Logger;
   readonly registry: Registry;
+  /** Told each new phase of a contract's Allocation. */
+  readonly allocated?: NodeReconcilerDeps['allocated'];
 }
 
 export class Peering {
@@ -54,7 +56,7 @@ export class Peering {
       api, bus: deps.bus, cluster: settings.cluster, pods: this.pods, nodes: this.nodes, contracts: this.contracts, logger,
       ...(settings.resendMs === undefined ? {} : { resendMs: settings.resendMs }), ...(settings.endGraceMs === undefined ? {} : { endGraceMs: settings.endGraceMs }),
     });
-    this.nodeReconciler = new NodeReconciler({ api, contracts: this.contracts, nodes: this.nodes, podsOn: (node) => this.podReconciler.podsOn(node) });
+    this.nodeReconciler = new NodeReconciler({ api, contracts: this.contracts, nodes: this.nodes, podsOn: (node) => this.podReconciler.podsOn(node), ...(deps.allocated === undefined ? {} : { allocated: deps.allocated }) });
     const workers = settings.workers ?? 2;
     this.nodeRunner = new Runner({ name: 'rear-virtual-node', reconcile: this.nodeReconciler.reconcile, workers, logger, registry: deps.registry });
     this.podRunner = new Runner({ name: 'rear-carried-pod', reconcile: this.podReconciler.reconcile, workers, logger, registry: deps.registry });

@@ -10,6 +10,7 @@ import type { PodRef } from '../messages/peer-pod.ts';
 
 type Obj = Record<string, unknown>;
 
+// `consumer` is DRONE's CARRIED_FOR_LABEL (../../drone/slicing/kube-input.ts): such a pod is not counted as used on top of its contract
 export const CARRIED_LABELS = { contract: 'rear.edgeshifu.io/contract', consumer: 'rear.edgeshifu.io/consumer', uid: 'rear.edgeshifu.io/consumer-uid' } as const;
 export const CARRIED_FROM = 'rear.edgeshifu.io/carried-from';
 
