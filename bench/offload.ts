@@ -6,7 +6,9 @@
 // b's KWOK node is sized for the run (slices count pods, and half of b is offered): at least 64
 // cpu and 1,000 pods, and twice what the apps request; at a kubelet's 110 pods b's slice would run
 // out at the 28th app and the later ones would fail with no cluster to host them.
-// Usage: npm run bench:offload -- [--requests 100] [--baseline 20]
+// Every --window apps it prints where their time went, step by step, and what each app cost
+// (reconciles, API requests, bus messages, event loop delay): bench/offload-trace.ts.
+// Usage: npm run bench:offload -- [--requests 100] [--baseline 20] [--window 25]
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,8 +17,10 @@ import type { ExecutionContext } from 'ava';
 import { waitFor } from '../test/support/wait.ts';
 import { createApp, startFederation, twoComponentApp, type Member } from '../test/offload/support.ts';
 import type { DroneFederatedDeployment } from '../controller/offload/workload.ts';
+import { appSteps, CostWindow, countRequests, requestsByResource, STEP_ORDER, traceSteps } from './offload-trace.ts';
 
-const { values } = parseArgs({ options: { requests: { type: 'string', default: '100' }, baseline: { type: 'string', default: '20' } } });
+const { values } = parseArgs({ options: { requests: { type: 'string', default: '100' }, baseline: { type: 'string', default: '20' }, window: { type: 'string', default: '25' } } });
+const WINDOW = Number(values.window);
 const REQUESTS = Number(values.requests);
 const BASELINE = Number(values.baseline);
 // each app: 2 components of 100m and 64Mi, 1 pod each; b offers half of its node
@@ -79,6 +83,7 @@ async function baseline(b: Member): Promise<number[]> {
 
 const { t, done } = benchContext();
 let members: Member[] = [];
+countRequests();
 try {
   // the tests' fast timers, but the default lease: a loaded host must not look lost
   const lease = ['--drone-lease-seconds', '60'];
@@ -88,6 +93,9 @@ try {
   await waitFor('a to hear b', () => (a.controller.controller.offloader?.federation.agent.providers().includes('b') === true ? true : undefined), { timeoutMs: 30_000 });
   const kubernetesOnly = await baseline(b);
   const clock = phaseClock(a);
+  const steps = traceSteps(a, b);
+  const costs = new CostWindow([a, b]);
+  const windowSteps = new Map<string, number[]>();
   const agreement: number[] = [];
   const kubernetes: number[] = [];
   const total: number[] = [];
@@ -109,12 +117,25 @@ try {
     // one line per request: a slow one shows where it stalled, and a run cut short keeps its figures
     const phases = [...(times ?? new Map<string, number>())].map(([phase, at]) => `${phase} +${(at - start).toFixed(0)}`).join(', ');
     console.error(`${name}: ${phases} ms`);
+    let previous = 0;
+    for (const [step, at] of [...appSteps(steps.get(name), start)].sort(([x], [y]) => STEP_ORDER.indexOf(x) - STEP_ORDER.indexOf(y))) {
+      windowSteps.set(step, [...(windowSteps.get(step) ?? []), at - previous]);
+      previous = at;
+    }
+    if ((i + 1) % WINDOW === 0 || i + 1 === REQUESTS) {
+      const first = i + 1 - (windowSteps.get('a RUNNING')?.length ?? 0);
+      const mean = (xs: readonly number[]): number => xs.reduce((x, y) => x + y, 0) / xs.length;
+      console.log(`apps ${String(first)}–${String(i)}: step means (ms since the step before) ${STEP_ORDER.map((s) => `${s} ${mean(windowSteps.get(s) ?? []).toFixed(0)}`).join(', ')}`);
+      console.log(`apps ${String(first)}–${String(i)}: ${costs.take(i + 1 - first)}`);
+      windowSteps.clear();
+    }
   }
   console.log(`offloading: ${REQUESTS} two-component apps, a (500m) → b (${HOST_CPU} cpu KWOK), one at a time`);
   console.log(row('created → PENDING (agreement)', agreement));
   console.log(row('PENDING → RUNNING (Kubernetes)', kubernetes));
   console.log(row('created → RUNNING (end to end)', total));
   console.log(row('baseline: plain Deployment on b', kubernetesOnly));
+  console.log(requestsByResource([a, b], REQUESTS));
   const share = percentile(agreement, 50) / percentile(total, 50);
   console.log(`agreement share of p50: ${(share * 100).toFixed(0)}%; end-to-end p50 / baseline p50: ×${(percentile(total, 50) / percentile(kubernetesOnly, 50)).toFixed(2)}`);
 } finally {

@@ -23,6 +23,7 @@ import { OriginSide, type OffloadRequest } from './origin-reconciler.ts';
 import type { OffloadSettings } from './settings.ts';
 import type { Topology } from '../topology.ts';
 import { feedEdgeMap } from './edgemap-feed.ts';
+import { renewalOnly } from './host-plan.ts';
 import type { DroneFederatedDeployment } from './workload.ts';
 import { errorMessage } from '../../shared/errors.ts';
 
@@ -122,7 +123,10 @@ export class Offloader {
     for (const d of this.deployments.list()) this.originRunner.queue.add(objectKey(d));
     for (const r of this.hostRequests.list()) this.hostRunner.queue.add(objectKey(r));
     const renewMs = Math.max(1_000, (this.deps.settings.droneLeaseSeconds * 1000) / 3);
-    this.renewTimer = setInterval(() => { this.origin.renewAll(); }, renewMs);
+    this.renewTimer = setInterval(() => {
+      this.origin.renewAll();
+      for (const key of this.host.expiredKeys(Date.now())) this.hostRunner.queue.add(key);
+    }, renewMs);
     this.renewTimer.unref();
   }
 
@@ -137,8 +141,9 @@ export class Offloader {
     for (const event of ['add', 'update', 'delete'] as const) {
       this.deployments.on(event, (d) => { this.originRunner.queue.add(objectKey(d)); });
       this.offloadRequests.on(event, (r) => { this.originRunner.queue.add(`${r.metadata.namespace ?? ''}/${r.spec.deployment}`); });
-      this.hostRequests.on(event, (r) => {
+      this.hostRequests.on(event, (r, _key, previous) => {
         if (event === 'delete') this.host.forget(r);
+        if (event === 'update' && renewalOnly(previous, r)) return;
         this.hostRunner.queue.add(objectKey(r));
       });
       for (const cache of [this.workloads, this.services] as Array<Informer<KubernetesObject>>) cache.on(event, (o) => { this.ownerChanged(o); });

@@ -179,7 +179,7 @@ export class OriginSide {
     status = { ...observe(status, seen), observedGeneration: dfd.metadata.generation };
     await this.write(dfd, status);
     this.sendLeases(key, dfd, status, false);
-    return { requeueAfterMs: Math.max(1_000, (this.deps.leaseSeconds * 1000) / 3) };
+    return {}; // no periodic reconcile: host reports, the caches and renewAll wake it
   }
 
   /** A failed deployment is put to auction again after a while, or at once when its spec changed. */
@@ -226,11 +226,14 @@ export class OriginSide {
     }
   }
 
-  /** The periodic renewal of every lease this cluster holds on its neighbours. */
+  /** Renews every lease this cluster holds; only a deployment with a host silent for a lease is reconciled. */
   renewAll(): void {
+    const now = Date.now();
     for (const dfd of this.deps.deployments.list()) {
       if (dfd.metadata.deletionTimestamp !== undefined || dfd.status === undefined) continue;
-      this.sendLeases(objectKey(dfd), dfd, dfd.status, true);
+      const key = objectKey(dfd);
+      this.sendLeases(key, dfd, dfd.status, true);
+      if (this.hosts.silent(key, dfd.status, now)) this.deps.wake?.(key);
     }
   }
 
