@@ -122,11 +122,15 @@ export class Offloader {
     this.hostRunner.start();
     for (const d of this.deployments.list()) this.originRunner.queue.add(objectKey(d));
     for (const r of this.hostRequests.list()) this.hostRunner.queue.add(objectKey(r));
-    const renewMs = Math.max(1_000, (this.deps.settings.droneLeaseSeconds * 1000) / 3);
+    // every lease is renewed each lease/3, a slot of deployments a second: sent at once, a round
+    // of 2 leases per app went over a host's lease rate limit (100 at once) past 50 apps
+    const slots = Math.max(1, Math.floor(this.deps.settings.droneLeaseSeconds / 3));
+    let tick = 0;
     this.renewTimer = setInterval(() => {
-      this.origin.renewAll();
+      this.origin.renewSlot(tick % slots, slots);
+      tick += 1;
       for (const key of this.host.expiredKeys(Date.now())) this.hostRunner.queue.add(key);
-    }, renewMs);
+    }, 1_000);
     this.renewTimer.unref();
   }
 
@@ -146,7 +150,7 @@ export class Offloader {
         if (event === 'update' && renewalOnly(previous, r)) return;
         this.hostRunner.queue.add(objectKey(r));
       });
-      for (const cache of [this.workloads, this.services] as Array<Informer<KubernetesObject>>) cache.on(event, (o) => { this.ownerChanged(o); });
+      for (const cache of [this.workloads, this.services, this.slices] as Array<Informer<KubernetesObject>>) cache.on(event, (o) => { this.ownerChanged(o); });
       this.deps.nodes.on(event, () => { this.resourcesChanged(); });
       this.deps.pods.on(event, () => { this.resourcesChanged(); });
     }

@@ -21,6 +21,7 @@ import { applyDecision, capped, deploymentOfApp, readyCondition, type Refusal, l
 import { jobOf, validateDeployment, type DroneFederatedDeployment } from './workload.ts';
 import { isoTime } from '../../shared/time.ts';
 import { setCondition } from '../status.ts';
+import { resyncSlot } from '../resync.ts';
 
 export type OffloadRequest = CustomObject<OffloadRequestSpec, OffloadRequestStatus>;
 export const FINALIZER = 'drone.edgeshifu.io/release';
@@ -179,7 +180,7 @@ export class OriginSide {
     status = { ...observe(status, seen), observedGeneration: dfd.metadata.generation };
     await this.write(dfd, status);
     this.sendLeases(key, dfd, status, false);
-    return {}; // no periodic reconcile: host reports, the caches and renewAll wake it
+    return {}; // no periodic reconcile: host reports, the caches and renewSlot wake it
   }
 
   /** A failed deployment is put to auction again after a while, or at once when its spec changed. */
@@ -226,15 +227,14 @@ export class OriginSide {
     }
   }
 
-  /** Renews every lease this cluster holds; only a deployment with a host silent for a lease is reconciled. */
-  renewAll(): void {
+  /** Renews the leases of the deployments in `slot` of the round's `slots` (README, "Scale"); one whose host is silent for a lease is reconciled. */
+  renewSlot(slot: number, slots: number): void {
     const now = Date.now();
-    for (const dfd of this.deps.deployments.list()) {
-      if (dfd.metadata.deletionTimestamp !== undefined || dfd.status === undefined) continue;
-      const key = objectKey(dfd);
+    this.deps.deployments.forEach((dfd, key) => {
+      if (dfd.metadata.deletionTimestamp !== undefined || dfd.status === undefined || resyncSlot(key, slots) !== slot) return;
       this.sendLeases(key, dfd, dfd.status, true);
       if (this.hosts.silent(key, dfd.status, now)) this.deps.wake?.(key);
-    }
+    });
   }
 
   private withdraw(app: string): void {
