@@ -6,45 +6,23 @@
 // b's KWOK node is sized for the run (slices count pods, and half of b is offered): at least 64
 // cpu and 1,000 pods, and twice what the apps request; at a kubelet's 110 pods b's slice would run
 // out at the 28th app and the later ones would fail with no cluster to host them.
-// Usage: npm run bench:offload -- [--requests 100] [--baseline 20]
+// Every --window apps it prints where their time went, step by step, and what each app cost
+// (reconciles, API requests, bus messages, event loop delay): bench/offload-trace.ts.
+// Usage: npm run bench:offload -- [--requests 100] [--baseline 20] [--window 25]
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { ExecutionContext } from 'ava';
 import { waitFor } from '../test/support/wait.ts';
-import { createApp, startFederation, twoComponentApp, type Member } from '../test/offload/support.ts';
+import { createApp, startFederation, type Member } from '../test/offload/support.ts';
+import { baseline, benchApp, benchContext, benchMembers, percentile, row } from './offload-common.ts';
 import type { DroneFederatedDeployment } from '../controller/offload/workload.ts';
+import { appSteps, CostWindow, countRequests, requestsByResource, STEP_ORDER, traceSteps } from './offload-trace.ts';
 
-const { values } = parseArgs({ options: { requests: { type: 'string', default: '100' }, baseline: { type: 'string', default: '20' } } });
+const { values } = parseArgs({ options: { requests: { type: 'string', default: '100' }, baseline: { type: 'string', default: '20' }, window: { type: 'string', default: '25' } } });
+const WINDOW = Number(values.window);
 const REQUESTS = Number(values.requests);
 const BASELINE = Number(values.baseline);
-// each app: 2 components of 100m and 64Mi, 1 pod each; b offers half of its node
-const HOST_CPU = String(Math.max(64, Math.ceil(REQUESTS * 0.2 * 2) + 8));
-const HOST_PODS = String(Math.max(1_000, REQUESTS * 4 + BASELINE + 100));
-
-/** Just enough of ava's context for the federation helpers: teardowns run at the end. */
-function benchContext(): { t: ExecutionContext; done: () => Promise<void> } {
-  const teardowns: Array<() => unknown> = [];
-  const t = { teardown: (fn: () => unknown) => { teardowns.push(fn); }, passed: true } as unknown as ExecutionContext;
-  return { t, done: async () => { for (const fn of teardowns.reverse()) await fn(); } };
-}
-
-function percentile(values: readonly number[], p: number): number {
-  const sorted = [...values].sort((x, y) => x - y);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-}
-
-function row(name: string, ms: readonly number[]): string {
-  return `${name.padEnd(34)} p50 ${percentile(ms, 50).toFixed(0).padStart(6)} ms   p99 ${percentile(ms, 99).toFixed(0).padStart(6)} ms   (n=${ms.length})`;
-}
-
-/** A two-component app, always offloaded; in one namespace for all, each app's components need Service names of their own. */
-function benchApp(name: string, i: number): Record<string, unknown> {
-  const body = twoComponentApp(name, { cpu: '100m', memory: '64Mi' }, `-${String(i)}`) as { spec: Record<string, unknown> };
-  body.spec.offload = true; // always to the neighbour: this measures offloading, not local first
-  return body;
-}
 
 /** Timestamps of each phase a's cache sees, per deployment name. */
 function phaseClock(a: Member): Map<string, Map<string, number>> {
@@ -62,32 +40,20 @@ function phaseClock(a: Member): Map<string, Map<string, number>> {
   return seen;
 }
 
-async function baseline(b: Member): Promise<number[]> {
-  const times: number[] = [];
-  for (let i = 0; i < BASELINE; i += 1) {
-    const name = `plain-${i}`;
-    const start = performance.now();
-    await b.kube.apps.createNamespacedDeployment({
-      namespace: 'default',
-      body: { metadata: { name }, spec: { replicas: 1, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'example.com/c:1', resources: { requests: { cpu: '10m', memory: '16Mi' } } }] } } } },
-    });
-    await waitFor(`${name} available`, async () => ((await b.kube.apps.readNamespacedDeployment({ namespace: 'default', name })).status?.availableReplicas === 1 ? true : undefined), { timeoutMs: 60_000, intervalMs: 20 });
-    times.push(performance.now() - start);
-  }
-  return times;
-}
-
 const { t, done } = benchContext();
 let members: Member[] = [];
+countRequests();
 try {
-  // the tests' fast timers, but the default lease: a loaded host must not look lost
-  const lease = ['--drone-lease-seconds', '60'];
-  const [a, b] = await startFederation(t, [{ id: 'a', cpu: '500m', memory: '512Mi', args: lease }, { id: 'b', cpu: HOST_CPU, memory: '256Gi', pods: HOST_PODS, args: lease }]);
+  const specs = benchMembers(REQUESTS, BASELINE);
+  const [a, b] = await startFederation(t, specs);
   if (a === undefined || b === undefined) throw new Error('no federation');
   members = [a, b];
   await waitFor('a to hear b', () => (a.controller.controller.offloader?.federation.agent.providers().includes('b') === true ? true : undefined), { timeoutMs: 30_000 });
-  const kubernetesOnly = await baseline(b);
+  const kubernetesOnly = await baseline(b, BASELINE);
   const clock = phaseClock(a);
+  const steps = traceSteps(a, b);
+  const costs = new CostWindow([a, b]);
+  const windowSteps = new Map<string, number[]>();
   const agreement: number[] = [];
   const kubernetes: number[] = [];
   const total: number[] = [];
@@ -109,12 +75,25 @@ try {
     // one line per request: a slow one shows where it stalled, and a run cut short keeps its figures
     const phases = [...(times ?? new Map<string, number>())].map(([phase, at]) => `${phase} +${(at - start).toFixed(0)}`).join(', ');
     console.error(`${name}: ${phases} ms`);
+    let previous = 0;
+    for (const [step, at] of [...appSteps(steps.get(name), start)].sort(([x], [y]) => STEP_ORDER.indexOf(x) - STEP_ORDER.indexOf(y))) {
+      windowSteps.set(step, [...(windowSteps.get(step) ?? []), at - previous]);
+      previous = at;
+    }
+    if ((i + 1) % WINDOW === 0 || i + 1 === REQUESTS) {
+      const first = i + 1 - (windowSteps.get('a RUNNING')?.length ?? 0);
+      const mean = (xs: readonly number[]): number => xs.reduce((x, y) => x + y, 0) / xs.length;
+      console.log(`apps ${String(first)}–${String(i)}: step means (ms since the step before) ${STEP_ORDER.map((s) => `${s} ${mean(windowSteps.get(s) ?? []).toFixed(0)}`).join(', ')}`);
+      console.log(`apps ${String(first)}–${String(i)}: ${costs.take(i + 1 - first)}`);
+      windowSteps.clear();
+    }
   }
-  console.log(`offloading: ${REQUESTS} two-component apps, a (500m) → b (${HOST_CPU} cpu KWOK), one at a time`);
+  console.log(`offloading: ${REQUESTS} two-component apps, a (500m) → b (${specs[1]?.cpu ?? '?'} cpu KWOK), one at a time`);
   console.log(row('created → PENDING (agreement)', agreement));
   console.log(row('PENDING → RUNNING (Kubernetes)', kubernetes));
   console.log(row('created → RUNNING (end to end)', total));
   console.log(row('baseline: plain Deployment on b', kubernetesOnly));
+  console.log(requestsByResource([a, b], REQUESTS));
   const share = percentile(agreement, 50) / percentile(total, 50);
   console.log(`agreement share of p50: ${(share * 100).toFixed(0)}%; end-to-end p50 / baseline p50: ×${(percentile(total, 50) / percentile(kubernetesOnly, 50)).toFixed(2)}`);
 } finally {

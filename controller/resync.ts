@@ -24,3 +24,8 @@ export function resyncDelay(key: string, now: number, periodMs: number): number 
   const delay = periodMs - sinceSlot;
   return delay < periodMs / 2 ? delay + periodMs : delay;
 }
+
+/** The key's slot among `slots` (0 ≤ slot < slots): periodic work spread over a period by key. */
+export function resyncSlot(key: string, slots: number): number {
+  return fnv1a(key) % Math.max(1, slots);
+}

@@ -4,7 +4,7 @@
 // stopped renewing the lease (DRONE v2's garbage collector of locked resources).
 import type { V1Deployment, V1Node, V1Service } from '@kubernetes/client-node';
 import type { HostPhase, ReachablePort } from '../../shared/crds/drone.ts';
-import type { LeaseMessage } from '../drone/messages/index.ts';
+import type { HostStatusMessage, LeaseMessage } from '../drone/messages/index.ts';
 import { sameJson } from '../status.ts';
 import { reachablePorts, type HostRequest } from './objects.ts';
 
@@ -18,6 +18,9 @@ export interface HostView {
   /** A renewal heard since the stored lastRenewTime was written. */
   readonly renewedAt?: number;
 }
+
+/** What a host-status says about a component, without the envelope. */
+export type HostStatusBody = Omit<HostStatusMessage, 'kind' | 'to' | 'app' | 'component' | 'v' | 'id' | 'sender' | 'timestamp' | 'hops'>;
 
 export type HostVerdict =
   | { readonly expired: true; readonly reason: string }
@@ -95,4 +98,18 @@ export function leasedSpec(msg: LeaseMessage, spec: HostRequest['spec']): Leased
   const wanted: LeasedSpec = { workload: msg.workload, revision: msg.revision, launch: msg.launch, dependencies: msg.dependencies, dependencyPorts: msg.dependencyPorts ?? {}, leaseSeconds: msg.leaseSeconds };
   const held: LeasedSpec = { workload: spec.workload, revision: spec.revision, launch: spec.launch, dependencies: spec.dependencies ?? {}, dependencyPorts: spec.dependencyPorts ?? {}, leaseSeconds: spec.leaseSeconds };
   return sameJson(wanted, held) ? undefined : wanted;
+}
+
+/**
+ * Whether a HostRequest's update is only the stored renewal (`status.lastRenewTime`, written every
+ * half lease): nothing to reconcile. Reconciled on it, every hosted component was looked at again
+ * on each renewal write, a cost per component that grew with what the host holds.
+ */
+export function renewalOnly(previous: HostRequest | undefined, current: HostRequest): boolean {
+  if (previous === undefined) return false;
+  const view = (r: HostRequest): unknown => ({
+    spec: r.spec, status: { ...r.status, lastRenewTime: undefined },
+    metadata: { generation: r.metadata.generation, deletionTimestamp: r.metadata.deletionTimestamp, labels: r.metadata.labels, annotations: r.metadata.annotations, finalizers: r.metadata.finalizers },
+  });
+  return sameJson(view(previous), view(current));
 }

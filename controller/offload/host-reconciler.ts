@@ -8,7 +8,7 @@ import { EdgeshifuError, errorMessage } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/log.ts';
 import { API_VERSION } from '../../shared/crds/resources.ts';
 import type { HostRequestStatus } from '../../shared/crds/drone.ts';
-import type { DroneAgent, OffloadMessage } from '../drone/agent.ts';
+import type { DroneAgent } from '../drone/agent.ts';
 import type { DroneEvent } from '../drone/agent-core.ts';
 import type { LeaseMessage } from '../drone/messages/index.ts';
 import type { ReconcileResult } from '../runner.ts';
@@ -17,7 +17,7 @@ import { HOSTED_FOR_LABEL } from '../drone/slicing/kube-input.ts';
 import { reservedFor } from '../drone/host-ledger.ts';
 import type { OffloadApi } from './kube.ts';
 import { dependencyClash, dependencyObjects, hostObjects, type HostRequest } from './objects.ts';
-import { hostVerdict, leaseEnd, leasedSpec, publicAddress } from './host-plan.ts';
+import { hostVerdict, leaseEnd, leasedSpec, publicAddress, type HostStatusBody } from './host-plan.ts';
 import { hostedNames, revisionOf, workloadValidator, type Workload } from './workload.ts';
 import { workloadRefusal, type HostingPolicy } from './admission.ts';
 import { HostedGuard, reservationAnnotations, reservedOf } from './hosted-guard.ts';
@@ -45,14 +45,12 @@ export interface HostSideDeps {
 type HostEvent = Extract<DroneEvent, { type: 'host' | 'release' }>;
 const APPLIED = 'drone.edgeshifu.io/applied';
 
-
 export class HostSide {
   private readonly deps: HostSideDeps;
-  /** What was last told to each origin, so a status goes out on change (and on every lease). */
-  private readonly told = new Map<string, string>();
+  /** What was last told to each origin, so a status goes out on change; an unchanged lease gets it again. */
+  private readonly told = new Map<string, { said: string; body: HostStatusBody }>();
   /** Last lease heard per HostRequest, newer than the stored lastRenewTime. */
   private readonly renewed = new Map<string, number>();
-
   private readonly guard: HostedGuard;
 
   constructor(deps: HostSideDeps) {
@@ -114,8 +112,15 @@ export class HostSide {
     if (Date.now() - stored >= (current.spec.leaseSeconds * 1000) / 2) {
       current = await this.deps.api.patchStatus('HostRequest', { metadata: { name: current.metadata.name, namespace: current.metadata.namespace } }, { lastRenewTime: isoTime(Date.now()) }) as HostRequest;
     }
-    this.told.delete(objectKey(current));
-    return objectKey(current);
+    const key = objectKey(current);
+    const told = this.told.get(key);
+    // a plain renewal: answered with the last status, not reconciled (README, "Scale")
+    if (wanted === undefined && told !== undefined) {
+      this.send(msg.sender, msg.app, msg.component, told.body);
+      return undefined;
+    }
+    this.told.delete(key);
+    return key;
   }
 
   /**
@@ -151,8 +156,7 @@ export class HostSide {
       return {};
     }
     const admitted = await this.admitted(request);
-    // refused: looked at again when the lease would end (the origin stops renewing what failed)
-    if (admitted === undefined) return { requeueAfterMs: Math.max(1_000, leaseEnd(request, this.renewed.get(key)) - Date.now() + 100) };
+    if (admitted === undefined) return {}; // refused: looked at again when its lease ends (expiredKeys)
     const { workload, policy } = admitted;
     await this.guard.ensure(spec.origin);
     const launched = await this.launch(request, workload, { ...names, level: policy?.level ?? 'restricted' });
@@ -175,8 +179,15 @@ export class HostSide {
       ...(verdict.ports === undefined ? {} : { ports: verdict.ports }),
       ...(verdict.phase === 'LAUNCHED' && spec.revision !== undefined ? { revision: spec.revision } : {}),
     });
-    return { requeueAfterMs: Math.max(1_000, leaseEnd(request, this.renewed.get(key)) - Date.now() + 100) };
+    return {}; // not periodic: changed leases, the caches and expiredKeys wake it
   };
+
+  /** HostRequests whose lease ended (renewals are held in memory): the sweep reconciles only these. */
+  expiredKeys(now: number): string[] {
+    const keys: string[] = [];
+    this.deps.requests.forEach((request, key) => { if (now > leaseEnd(request, this.renewed.get(key))) keys.push(key); });
+    return keys;
+  }
 
   /** A HostRequest that went: the slice it held leaves the namespace's quota. */
   private async gone(key: string): Promise<ReconcileResult> {
@@ -253,9 +264,8 @@ export class HostSide {
     const changed = previous.phase !== status.phase || previous.endpoint !== status.endpoint || previous.message !== status.message
       || !sameJson(previous.ports, status.ports)
       || (status.revision !== undefined && previous.revision !== status.revision);
-    // only this controller writes a HostRequest's status, field by field: no resourceVersion guard,
-    // so a lease renewal landing in between does not turn this write into a conflict
-    // ports no longer reported are dropped, not merged into the old ones
+    // only this controller writes a HostRequest's status, field by field: no resourceVersion guard
+    // (a renewal landing in between is no conflict); ports no longer reported are dropped
     if (changed) await this.deps.api.patchStatus('HostRequest', { metadata: { name: request.metadata.name, namespace: request.metadata.namespace } }, { ports: null, ...status });
     this.tell(request, status);
   }
@@ -266,20 +276,21 @@ export class HostSide {
     const { origin, app, component } = request.spec;
     const revision = status.revision ?? previous.revision;
     const said = JSON.stringify([status.phase, status.endpoint, status.ports, revision]);
-    if (this.told.get(objectKey(request)) === said) return;
-    this.told.set(objectKey(request), said);
-    this.send(origin, app, component, {
+    if (this.told.get(objectKey(request))?.said === said) return;
+    const body: HostStatusBody = {
       phase: status.phase, ...(status.endpoint === undefined ? {} : { endpoint: status.endpoint }),
       // one port is the endpoint's: said without the field an older origin would refuse
       ...(status.ports === undefined || status.ports.length < 2 ? {} : { ports: status.ports }),
       ...(revision === undefined ? {} : { revision }), ...(status.phase === 'FAILED' ? { reason: status.message ?? 'failed' } : {}),
-    });
+    };
+    this.told.set(objectKey(request), { said, body });
+    this.send(origin, app, component, body);
     if (status.phase === 'LAUNCHED' && status.revision !== undefined && previous.revision !== status.revision) {
       this.deps.agent.send({ kind: 'acknowledge', to: origin, typeAck: previous.revision === undefined ? 'ADD_ACK' : 'MOD_ACK', app, component });
     }
   }
 
-  private send(to: string, app: string, component: string, body: Omit<Extract<OffloadMessage, { kind: 'host-status' }>, 'kind' | 'to' | 'app' | 'component' | 'v' | 'id' | 'sender' | 'timestamp' | 'hops'>): void {
+  private send(to: string, app: string, component: string, body: HostStatusBody): void {
     try {
       this.deps.agent.send({ kind: 'host-status', to, app, component, ...body });
     } catch (err) {

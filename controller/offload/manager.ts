@@ -23,6 +23,7 @@ import { OriginSide, type OffloadRequest } from './origin-reconciler.ts';
 import type { OffloadSettings } from './settings.ts';
 import type { Topology } from '../topology.ts';
 import { feedEdgeMap } from './edgemap-feed.ts';
+import { renewalOnly } from './host-plan.ts';
 import type { DroneFederatedDeployment } from './workload.ts';
 import { errorMessage } from '../../shared/errors.ts';
 
@@ -121,8 +122,15 @@ export class Offloader {
     this.hostRunner.start();
     for (const d of this.deployments.list()) this.originRunner.queue.add(objectKey(d));
     for (const r of this.hostRequests.list()) this.hostRunner.queue.add(objectKey(r));
-    const renewMs = Math.max(1_000, (this.deps.settings.droneLeaseSeconds * 1000) / 3);
-    this.renewTimer = setInterval(() => { this.origin.renewAll(); }, renewMs);
+    // every lease is renewed each lease/3, a slot of deployments a second: sent at once, a round
+    // of 2 leases per app went over a host's lease rate limit (100 at once) past 50 apps
+    const slots = Math.max(1, Math.floor(this.deps.settings.droneLeaseSeconds / 3));
+    let tick = 0;
+    this.renewTimer = setInterval(() => {
+      this.origin.renewSlot(tick % slots, slots);
+      tick += 1;
+      for (const key of this.host.expiredKeys(Date.now())) this.hostRunner.queue.add(key);
+    }, 1_000);
     this.renewTimer.unref();
   }
 
@@ -137,11 +145,12 @@ export class Offloader {
     for (const event of ['add', 'update', 'delete'] as const) {
       this.deployments.on(event, (d) => { this.originRunner.queue.add(objectKey(d)); });
       this.offloadRequests.on(event, (r) => { this.originRunner.queue.add(`${r.metadata.namespace ?? ''}/${r.spec.deployment}`); });
-      this.hostRequests.on(event, (r) => {
+      this.hostRequests.on(event, (r, _key, previous) => {
         if (event === 'delete') this.host.forget(r);
+        if (event === 'update' && renewalOnly(previous, r)) return;
         this.hostRunner.queue.add(objectKey(r));
       });
-      for (const cache of [this.workloads, this.services] as Array<Informer<KubernetesObject>>) cache.on(event, (o) => { this.ownerChanged(o); });
+      for (const cache of [this.workloads, this.services, this.slices] as Array<Informer<KubernetesObject>>) cache.on(event, (o) => { this.ownerChanged(o); });
       this.deps.nodes.on(event, () => { this.resourcesChanged(); });
       this.deps.pods.on(event, () => { this.resourcesChanged(); });
     }

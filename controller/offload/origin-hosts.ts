@@ -62,8 +62,20 @@ export class OriginHosts {
     if (held.phase !== status.phase || held.endpoint !== status.endpoint || !samePorts || held.revision !== status.revision || held.message !== status.message) {
       // ports a host no longer reports (a component down to one port) are dropped, not merged
       await this.deps.api.patchStatus('OffloadRequest', request, { ports: null, ...status });
+      return key;
     }
-    return key;
+    // a report that changes nothing (the answer to a renewal) only says the host is alive: the
+    // deployment is not reconciled for it (README, "Scale")
+    return undefined;
+  }
+
+  /** Whether a remote component of the deployment has not been heard from for a lease: it is looked at (lost()). */
+  silent(key: string, status: Status, now: number): boolean {
+    return (status.components ?? []).some((c) => {
+      if (c.cluster === undefined || c.cluster === this.deps.cluster) return false;
+      const heard = this.heard.get(`${key}/${c.name}`);
+      return heard !== undefined && now - heard > this.deps.leaseSeconds * 1000;
+    });
   }
 
   /** Remote components whose host said it lost them, or went silent past the lease. */

@@ -21,6 +21,7 @@ import { applyDecision, capped, deploymentOfApp, readyCondition, type Refusal, l
 import { jobOf, validateDeployment, type DroneFederatedDeployment } from './workload.ts';
 import { isoTime } from '../../shared/time.ts';
 import { setCondition } from '../status.ts';
+import { resyncSlot } from '../resync.ts';
 
 export type OffloadRequest = CustomObject<OffloadRequestSpec, OffloadRequestStatus>;
 export const FINALIZER = 'drone.edgeshifu.io/release';
@@ -179,7 +180,7 @@ export class OriginSide {
     status = { ...observe(status, seen), observedGeneration: dfd.metadata.generation };
     await this.write(dfd, status);
     this.sendLeases(key, dfd, status, false);
-    return { requeueAfterMs: Math.max(1_000, (this.deps.leaseSeconds * 1000) / 3) };
+    return {}; // no periodic reconcile: host reports, the caches and renewSlot wake it
   }
 
   /** A failed deployment is put to auction again after a while, or at once when its spec changed. */
@@ -226,12 +227,14 @@ export class OriginSide {
     }
   }
 
-  /** The periodic renewal of every lease this cluster holds on its neighbours. */
-  renewAll(): void {
-    for (const dfd of this.deps.deployments.list()) {
-      if (dfd.metadata.deletionTimestamp !== undefined || dfd.status === undefined) continue;
-      this.sendLeases(objectKey(dfd), dfd, dfd.status, true);
-    }
+  /** Renews the leases of the deployments in `slot` of the round's `slots` (README, "Scale"); one whose host is silent for a lease is reconciled. */
+  renewSlot(slot: number, slots: number): void {
+    const now = Date.now();
+    this.deps.deployments.forEach((dfd, key) => {
+      if (dfd.metadata.deletionTimestamp !== undefined || dfd.status === undefined || resyncSlot(key, slots) !== slot) return;
+      this.sendLeases(key, dfd, dfd.status, true);
+      if (this.hosts.silent(key, dfd.status, now)) this.deps.wake?.(key);
+    });
   }
 
   private withdraw(app: string): void {
