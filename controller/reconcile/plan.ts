@@ -13,11 +13,12 @@ import type { SharedPlacement } from '../shared-placement.ts';
 import type { DeviceShifuMode } from '../../shared/node-host.ts';
 import type { ModeDecision } from './mode.ts';
 import type { CandidateNode } from '../scheduling/candidates.ts';
-import { place, type PlacementDecision, type PlacementPolicy } from '../scheduling/placement.ts';
+import { place, type PlacementDecision, type PlacementPolicy, type PlacementRequest } from '../scheduling/placement.ts';
 import type { DeploymentRecord, PodRecord } from '../records.ts';
 import type { ConditionInput, ControllerView } from '../status.ts';
 import type { EdgeDevice } from '../world.ts';
 import { isoTime } from '../../shared/time.ts';
+import { rtuSerialPath } from '../../shared/crds/modbus-setting.ts';
 
 export interface PlanSettings extends Omit<BundleSettings, 'image'> {
   /** The deviceShifu image for a protocol (controller configuration). */
@@ -142,14 +143,7 @@ export function planDevice(input: PlanInput): DevicePlan {
   const shared = input.mode?.mode === 'shared';
   const previous = previousPlacement(input);
   const currentNode = previous?.node;
-  const previousAt = previous?.placedAt;
-  const decision = place({
-    attachedNode: device.spec.attachedNode,
-    location: device.spec.location,
-    cpuMillis: cpuMillis(settings.cpuRequest),
-    memory: parseQuantity(settings.memoryRequest),
-    current: currentNode === undefined ? undefined : { node: currentNode, placedAt: previousAt === undefined ? 0 : Date.parse(previousAt) },
-  }, input.nodes, settings.policy, now);
+  const decision = place(placementRequest(input, previous), input.nodes, settings.policy, now);
 
   if (decision.kind === 'unknown') {
     return { decision, bundle: [], view: {
@@ -175,6 +169,20 @@ export function planDevice(input: PlanInput): DevicePlan {
       nodeName: decision.node,
       phase: bundleReady.status === 'True' ? undefined : 'Pending',
     },
+  };
+}
+
+function placementRequest(input: PlanInput, previous: Placed | undefined): PlacementRequest {
+  const { device, settings } = input;
+  const serialPath = rtuSerialPath(device.spec);
+  const at = previous?.placedAt;
+  return {
+    attachedNode: device.spec.attachedNode,
+    location: device.spec.location,
+    cpuMillis: cpuMillis(settings.cpuRequest),
+    memory: parseQuantity(settings.memoryRequest),
+    current: previous?.node === undefined ? undefined : { node: previous.node, placedAt: at === undefined ? 0 : Date.parse(at) },
+    ...(serialPath === undefined ? {} : { serialPort: { path: serialPath, device: `${device.metadata.namespace ?? ''}/${device.metadata.name ?? ''}` } }),
   };
 }
 
