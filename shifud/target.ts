@@ -5,7 +5,7 @@ import type { EdgeDeviceSpec } from '../shared/crds/edgedevice.ts';
 import { parseEndpoint, type Parsed } from './address.ts';
 import { usbIdentityOfSpec, type UsbIdentity } from './usb-match.ts';
 import { PROBE_FUNCTIONS, type ModbusProbe } from './probes/modbus.ts';
-import { rtuSerialPath } from '../shared/crds/modbus-setting.ts';
+import { isDevPath, rtuSerialPath } from '../shared/crds/modbus-setting.ts';
 
 /** spec.customMetadata keys shifud reads for HTTP devices. */
 export const HTTP_KEYS = { healthPath: 'healthPath', healthExpect: 'healthExpect' } as const;
@@ -60,7 +60,7 @@ export const MODBUS_PROBE_KEY = 'modbusProbeRegister';
 
 function modbus(spec: EdgeDeviceSpec): Parsed<ProbeTarget> {
   const serialPath = rtuSerialPath(spec);
-  if (serialPath !== undefined) return serialPath.startsWith('/dev/') ? { ok: true, value: { kind: 'serial', path: serialPath } } : { ok: false, message: `spec.protocolSettings.ModbusSetting.serialPath "${serialPath}" must be a path under /dev, e.g. /dev/ttyUSB0` };
+  if (serialPath !== undefined) return isDevPath(serialPath) ? { ok: true, value: { kind: 'serial', path: serialPath } } : { ok: false, message: `spec.protocolSettings.ModbusSetting.serialPath "${serialPath}" must be a path under /dev, e.g. /dev/ttyUSB0` };
   const endpoint = tcp(spec.address, 'spec.address', 502);
   const register = spec.customMetadata?.[MODBUS_PROBE_KEY];
   if (!endpoint.ok || endpoint.value.kind !== 'tcp' || register === undefined) return endpoint;

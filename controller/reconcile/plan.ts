@@ -18,7 +18,7 @@ import type { DeploymentRecord, PodRecord } from '../records.ts';
 import type { ConditionInput, ControllerView } from '../status.ts';
 import type { EdgeDevice } from '../world.ts';
 import { isoTime } from '../../shared/time.ts';
-import { rtuSerialPath } from '../../shared/crds/modbus-setting.ts';
+import { isDevPath, rtuSerialPath } from '../../shared/crds/modbus-setting.ts';
 
 export interface PlanSettings extends Omit<BundleSettings, 'image'> {
   /** The deviceShifu image for a protocol (controller configuration). */
@@ -105,6 +105,13 @@ function precondition(input: PlanInput): DevicePlan | undefined {
   return undefined;
 }
 
+/** The CRD's rule refuses such a path at admission; an object stored before that rule still gets told. */
+function serialPathProblem(device: EdgeDevice): DevicePlan | undefined {
+  const path = rtuSerialPath(device.spec);
+  if (path === undefined || isDevPath(path)) return undefined;
+  return blocked('InvalidSerialPath', `spec.protocolSettings.ModbusSetting.serialPath "${path}" must be an absolute path under /dev naming the serial device, e.g. /dev/ttyUSB0`, 'Failed');
+}
+
 /** BundleReady from the Deployment and its pods. */
 function readiness(deployment: DeploymentRecord | undefined, node: string, pods: readonly PodRecord[]): ConditionInput {
   const unschedulable = pods.find((p) => p.unschedulable !== undefined)?.unschedulable;
@@ -137,7 +144,7 @@ function placementReason(deployment: Placed | undefined, node: string, reason: s
 }
 
 export function planDevice(input: PlanInput): DevicePlan {
-  const early = precondition(input);
+  const early = precondition(input) ?? serialPathProblem(input.device);
   if (early !== undefined) return early;
   const { device, settings, now } = input;
   const shared = input.mode?.mode === 'shared';

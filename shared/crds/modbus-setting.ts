@@ -58,6 +58,11 @@ export const MODBUS_SPEC_RULES: CelRule[] = [
   },
 ];
 
+/** What the CRD's serialPath rule accepts: an absolute path under /dev that does not climb out of it. */
+export function isDevPath(path: string): boolean {
+  return path.startsWith('/dev/') && path.length > 5 && !path.includes('/../') && !path.endsWith('/..');
+}
+
 /** The serial port of a Modbus RTU device; undefined for every other device. */
 export function rtuSerialPath(spec: { readonly protocol: string; readonly protocolSettings?: { readonly ModbusSetting?: { readonly mode?: string; readonly serialPath?: string } } }): string | undefined {
   const setting = spec.protocolSettings?.ModbusSetting;

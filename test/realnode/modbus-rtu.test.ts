@@ -1,11 +1,16 @@
 // Modbus RTU as a k3s operator runs it: an EdgeDevice whose serialPath is a serial port on the real
-// node (one end of a socat pseudo-terminal pair made on the host, the mock RTU device on the other
-// end). shifud in its pod finds the port in the node's /dev, the controller places the deviceShifu
+// node, the mock RTU device on its far end. The port is one end of a socat pseudo-terminal pair
+// made on the host, given a node of its own in /dev as a real adapter has (/dev/ttyUSB0, made by
+// udev): root:dialout, mode 0660, so only the pod's supplemental group lets deviceShifu open it.
+// (A /dev/pts/N path itself cannot be mounted at the same path: the container's /dev/pts is a devpts
+// of its own, where no mount point can be made.) shifud in its pod finds the port in the node's /dev, the controller places the deviceShifu
 // on that node with the port mounted (non-root, restricted, a supplemental group), and the kubelet
 // runs it: reads and writes go through the Service's ClusterIP. A serialPath that is a directory
 // on the node gets a condition naming the path, and no Deployment.
 import test from 'ava';
-import { realpath } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { rm, stat } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { ptyPair, rtuDevice } from '../deviceshifu/support/modbus.ts';
@@ -19,6 +24,26 @@ let node: RealNodeCluster;
 let kube: Kube;
 const DEVICES = 'devices';
 const NONROOT = 65532;
+const DIALOUT = 20;
+const run = promisify(execFile);
+
+/** A character device node in the host's /dev for the same device as `target` (root:dialout 0660), removed after the test. */
+async function serialNode(t: { teardown: (fn: () => Promise<void>) => void }, target: string, path: string): Promise<void> {
+  const { rdev } = await stat(target);
+  // Linux's dev_t: major in bits 8-19, minor in bits 0-7 and 20-31
+  const major = (rdev >> 8) & 0xfff;
+  const minor = (rdev & 0xff) | ((rdev >> 12) & 0xfff00);
+  await run('mknod', ['-m', '0660', path, 'c', String(major), String(minor)]);
+  t.teardown(async () => { await rm(path, { force: true }); });
+  await run('chown', [`0:${DIALOUT}`, path]);
+}
+
+async function podsDiagnosis(namespace: string, selector: string): Promise<string> {
+  const pods = (await kube.core.listNamespacedPod({ namespace, labelSelector: selector })).items;
+  const parts = await Promise.all(pods.map(async (p) => diagnosis(kube, { namespace, pod: p.metadata?.name ?? '' })));
+  const deployments = (await kube.apps.listNamespacedDeployment({ namespace, labelSelector: selector })).items;
+  return [`${pods.length} pod(s), ${deployments.length} Deployment(s) for ${selector}`, ...deployments.map((d) => JSON.stringify(d.status?.conditions ?? [])), ...parts].join('\n');
+}
 
 test.serial.before(async () => {
   ({ node, kube } = await realNodeWithImage());
@@ -53,22 +78,25 @@ type Condition = NonNullable<NonNullable<DeviceStatus['status']>['conditions']>[
 const conditionOf = (d: DeviceStatus, type: string): Condition | undefined => d.status?.conditions?.find((c) => c.type === type);
 
 test.serial('an RTU EdgeDevice on a serial port of the node: the controller\'s deviceShifu runs there with the port, and reads and writes registers through its ClusterIP', async (t) => {
-  const pty = await ptyPair(t, NONROOT);
+  const pty = await ptyPair(t);
   const mock = await rtuDevice(t, pty.device, 3);
-  // the user names the device node itself (/dev/pts/N), as a udev name would be, not socat's symlink
-  const port = await realpath(pty.gateway);
-  t.regex(port, /^\/dev\/pts\/\d+$/);
+  const port = `/dev/ttyRTU${process.pid}`;
+  await serialNode(t, pty.gateway, port);
   await applyObjects(kube, rtuObjects('rtu-plc', port));
   const reachable = await waitFor('shifud to find the serial port on the node', async () => {
     const c = conditionOf(await device('rtu-plc'), 'Reachable');
     return c?.status === 'True' ? c : undefined;
   }, { timeoutMs: 120_000, intervalMs: 1000 });
-  t.regex(reachable.message, new RegExp(`serial port ${port} is present`));
-  const [pod] = await readyPods(kube, 'deviceshifu', 'app=rtu-plc-deployment');
+  t.regex(reachable.message, new RegExp(`serial port ${port} is present \\(group ${DIALOUT} may open it`));
+  const [pod] = await readyPods(kube, 'deviceshifu', 'app=rtu-plc-deployment').catch(async (err: unknown) => {
+    t.log(await podsDiagnosis('deviceshifu', 'app=rtu-plc-deployment'));
+    t.log(JSON.stringify((await device('rtu-plc')).status));
+    throw err;
+  });
   t.is(pod?.spec?.nodeName, node.nodeName, 'placed on the node that has the port');
   t.deepEqual(pod?.spec?.volumes?.find((v) => v.name === 'serial-port')?.hostPath, { path: port, type: 'CharDevice' });
   t.true(pod?.spec?.containers[0]?.volumeMounts?.some((m) => m.name === 'serial-port' && m.mountPath === port));
-  t.deepEqual(pod?.spec?.securityContext?.supplementalGroups, [20], 'dialout, the controller\'s default serial group');
+  t.deepEqual(pod?.spec?.securityContext?.supplementalGroups, [DIALOUT], 'dialout, the controller\'s default serial group');
   t.is(pod?.spec?.securityContext?.runAsUser, NONROOT);
   t.is(pod?.spec?.containers[0]?.securityContext?.privileged, undefined, 'no privilege');
   t.true(pod?.spec?.containers[0]?.securityContext?.readOnlyRootFilesystem);
