@@ -86,7 +86,7 @@ export class Controller {
         cpuRequest: config.cpuRequest, memoryRequest: config.memoryRequest, cpuLimit: config.cpuLimit, memoryLimit: config.memoryLimit,
         tolerations: this.tolerations,
         nodeFlags,
-        serialGroup: config.deviceShifuSerialGroup,
+        serialGroup: config.deviceShifuSerialGroup, serialResource: config.deviceShifuSerialResource,
         mode: config.deviceShifuMode as 'dedicated' | 'shared',
         serviceType: config.serviceType as 'ClusterIP' | 'NodePort' | 'LoadBalancer',
         policy: { cooldownMs: config.rescheduleCooldownSeconds * 1000, betterMemoryRatio: config.betterNodeMemoryRatio, betterDistanceKm: config.betterNodeDistanceKm },

@@ -26,6 +26,8 @@ export interface BundleSettings {
   readonly nodeFlags?: readonly string[];
   /** The supplemental group a Modbus RTU deviceShifu opens its serial port with (--device-shifu-serial-group). */
   readonly serialGroup?: number;
+  /** An extended resource a device plugin offers for serial ports (--device-shifu-serial-resource): one is asked per RTU deviceShifu. */
+  readonly serialResource?: string;
 }
 
 export interface Placement {
@@ -62,6 +64,16 @@ function tcpListenPort(spec: EdgeDeviceSpec): number | undefined {
   return spec.protocol === 'TCP' ? Number(spec.protocolSettings?.TCPSetting?.ListenPort ?? '8081') : undefined;
 }
 
+function resources(device: DeviceInput, settings: BundleSettings): V1Container['resources'] {
+  // the device plugin's allocation adds the port to the container's device allow-list (controller/README.md, "Modbus RTU")
+  const serial = settings.serialResource !== undefined && settings.serialResource !== '' && serialPortMount(device.spec, 0).volumes.length > 0
+    ? { [settings.serialResource]: '1' } : {};
+  return {
+    requests: { cpu: settings.cpuRequest, memory: settings.memoryRequest, ...serial },
+    limits: { cpu: settings.cpuLimit, memory: settings.memoryLimit, ...serial },
+  };
+}
+
 function container(device: DeviceInput, settings: BundleSettings): V1Container {
   const listenPort = tcpListenPort(device.spec);
   const probe = { httpGet: { path: '/health', port: 'http' }, periodSeconds: 10, timeoutSeconds: 2 };
@@ -78,10 +90,7 @@ function container(device: DeviceInput, settings: BundleSettings): V1Container {
       { name: 'edgedevice-config', mountPath: CONFIG_MOUNT_PATH, readOnly: true }, ...opcuaMounts(device.spec).volumeMounts,
       ...serialPortMount(device.spec, serialGroup(settings)).volumeMounts,
     ],
-    resources: {
-      requests: { cpu: settings.cpuRequest, memory: settings.memoryRequest },
-      limits: { cpu: settings.cpuLimit, memory: settings.memoryLimit },
-    },
+    resources: resources(device, settings),
     livenessProbe: { ...probe, initialDelaySeconds: 5 },
     readinessProbe: probe,
     securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },

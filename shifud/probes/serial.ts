@@ -2,8 +2,8 @@
 // read and write by a non-root deviceShifu (owner uid 65532, or group or others rw). shifud only
 // stats the node's /dev (mounted read-only at --host-dev-root in its pod); it never opens the port,
 // which would take the line from the deviceShifu using it, so the device itself is not asked.
-import { stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readlink, stat } from 'node:fs/promises';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { errorMessage } from '../../shared/errors.ts';
 import type { ProbeOutcome } from './outcome.ts';
 
@@ -32,11 +32,29 @@ export function serialOutcome(path: string, file: SerialFile | undefined): Probe
   return { kind: 'refused', detail: `serial port ${path} is present, but mode ${mode} (owner ${file.uid}, group ${file.gid}) lets no non-root deviceShifu open it: make it group read-write (a udev rule, GROUP="dialout", MODE="0660")` };
 }
 
+const MAX_LINKS = 8;
+
+/**
+ * Where shifud reads a node path: the node's /dev is mounted at hostDevRoot, so /dev/ttyUSB0 is
+ * <hostDevRoot>/ttyUSB0, and a symlink (udev's /dev/serial/by-id/...) is followed in the node's
+ * terms: an absolute target would otherwise resolve in shifud's own /dev.
+ */
+async function pathOnNode(path: string, hostDevRoot: string): Promise<string> {
+  const inRoot = (p: string): string => join(hostDevRoot, p.slice('/dev/'.length));
+  let current = path;
+  for (let i = 0; i < MAX_LINKS; i += 1) {
+    const link = await readlink(inRoot(current)).catch(() => undefined);
+    if (link === undefined) return inRoot(current);
+    const next = isAbsolute(link) ? link : resolve(dirname(current), link);
+    if (!next.startsWith('/dev/')) return inRoot(current);
+    current = next;
+  }
+  return inRoot(current);
+}
+
 export async function probeSerial(path: string, hostDevRoot: string): Promise<ProbeOutcome> {
-  // the node's /dev is mounted at hostDevRoot: /dev/ttyUSB0 is read as <hostDevRoot>/ttyUSB0
-  const onNode = hostDevRoot === '' ? path : join(hostDevRoot, path.replace(/^\/dev\//, ''));
   try {
-    const s = await stat(onNode);
+    const s = await stat(hostDevRoot === '' ? path : await pathOnNode(path, hostDevRoot));
     return serialOutcome(path, { isCharacterDevice: s.isCharacterDevice(), isDirectory: s.isDirectory(), mode: s.mode, uid: s.uid, gid: s.gid });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return serialOutcome(path, undefined);

@@ -70,6 +70,11 @@ test('the Deployment mounts the port at its own path as a CharDevice, with the s
   t.deepEqual(pod?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms[0]?.matchFields, [{ key: 'metadata.name', operator: 'In', values: ['plc-box'] }]);
   const other = deviceShifuDeployment({ name: 'plc', namespace: 'devices', spec: rtu }, 'plc', placement, { ...settings, serialGroup: 18 }).spec?.template.spec;
   t.deepEqual(other?.securityContext?.supplementalGroups, [18], 'the controller\'s --device-shifu-serial-group');
+  t.deepEqual(pod?.containers[0]?.resources, { requests: { cpu: '10m', memory: '32Mi' }, limits: { cpu: '200m', memory: '64Mi' } }, 'no device plugin resource unless configured');
+  const plugin = deviceShifuDeployment({ name: 'plc', namespace: 'devices', spec: rtu }, 'plc', placement, { ...settings, serialResource: 'devices.example.com/serial' }).spec?.template.spec;
+  t.deepEqual(plugin?.containers[0]?.resources, { requests: { cpu: '10m', memory: '32Mi', 'devices.example.com/serial': '1' }, limits: { cpu: '200m', memory: '64Mi', 'devices.example.com/serial': '1' } });
+  const tcp = deviceShifuDeployment({ name: 'plc', namespace: 'devices', spec: { protocol: 'Modbus', address: 'plc:502' } }, 'plc', placement, { ...settings, serialResource: 'devices.example.com/serial' }).spec?.template.spec;
+  t.deepEqual(tcp?.containers[0]?.resources?.limits, { cpu: '200m', memory: '64Mi' }, 'only an RTU deviceShifu asks for it');
 });
 
 test('a Modbus TCP device gets no serial volume and no extra group', (t) => {

@@ -46,10 +46,16 @@ test('on real files: /dev/null is a character device; a missing path, a director
   t.teardown(async () => { await rm(root, { recursive: true, force: true }); });
   await mkdir(join(root, 'serial', 'by-id'), { recursive: true });
   await writeFile(join(root, 'ttyFILE'), 'not a tty');
-  await symlink('/dev/null', join(root, 'serial', 'by-id', 'usb-adapter'));
+  // udev's links are relative; an absolute one into /dev is read in the node's /dev, not shifud's;
+  // ttyREAL stands for the node's character device (the machine's own /dev/null, by a path outside /dev)
+  await symlink('../../ttyNULL', join(root, 'serial', 'by-id', 'usb-adapter'));
+  await symlink('/dev/ttyREAL', join(root, 'ttyNULL'));
+  await symlink('/proc/../dev/null', join(root, 'ttyREAL'));
+  await symlink('/dev/ttyMISSING', join(root, 'ttyDANGLING'));
   const present = await probeSerial('/dev/serial/by-id/usb-adapter', root);
   t.is(present.kind, 'answered', present.detail);
   t.regex(present.detail, /serial port \/dev\/serial\/by-id\/usb-adapter is present/);
+  t.like(await probeSerial('/dev/ttyDANGLING', root), { kind: 'unreachable', detail: 'serial port /dev/ttyDANGLING is not on this node' });
   const missing = await probeSerial('/dev/ttyUSB7', root);
   t.deepEqual(missing, { kind: 'unreachable', detail: 'serial port /dev/ttyUSB7 is not on this node' });
   t.like(verify({ kind: 'probe', target: { kind: 'serial', path: '/dev/ttyUSB7' }, outcome: missing }), { state: 'offline', reason: 'Unreachable' });
