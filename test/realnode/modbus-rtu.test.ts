@@ -1,17 +1,17 @@
 // Modbus RTU as a k3s operator runs it: an EdgeDevice whose serialPath is a serial port on the real
 // node, the mock RTU device on its far end. The port is one end of a socat pseudo-terminal pair
-// made on the host, given a node of its own in /dev as a real adapter has (/dev/ttyUSB0, made by
-// udev): root:dialout, mode 0660, so only the pod's supplemental group lets deviceShifu open it.
-// (A /dev/pts/N path itself cannot be mounted at the same path: the container's /dev/pts is a devpts
-// of its own, where no mount point can be made.) shifud in its pod finds the port in the node's /dev, the controller places the deviceShifu
-// on that node with the port mounted (non-root, restricted, a supplemental group), and the kubelet
+// made on the host, named in /dev by a relative symlink as udev names an adapter
+// (/dev/serial/by-id/...), root:dialout 0660, so only the pod's supplemental group lets deviceShifu
+// open it. (/dev/pts/N itself cannot be mounted at the same path: the container's /dev/pts is a
+// devpts of its own, where no mount point can be made.) shifud in its pod finds the port in the
+// node's /dev, the controller places the deviceShifu on that node with the port mounted (non-root, restricted, a supplemental group), and the kubelet
 // runs it: reads and writes go through the Service's ClusterIP. A serialPath that is a directory
 // on the node gets a condition naming the path, and no Deployment.
 import test from 'ava';
 import { execFile } from 'node:child_process';
-import { rm, stat } from 'node:fs/promises';
+import { chmod, realpath, rm, symlink } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { stringify } from 'yaml';
 import { ptyPair, rtuDevice } from '../deviceshifu/support/modbus.ts';
 import type { Kube } from '../support/cluster.ts';
@@ -27,15 +27,17 @@ const NONROOT = 65532;
 const DIALOUT = 20;
 const run = promisify(execFile);
 
-/** A character device node in the host's /dev for the same device as `target` (root:dialout 0660), removed after the test. */
-async function serialNode(t: { teardown: (fn: () => Promise<void>) => void }, target: string, path: string): Promise<void> {
-  const { rdev } = await stat(target);
-  // Linux's dev_t: major in bits 8-19, minor in bits 0-7 and 20-31
-  const major = (rdev >> 8) & 0xfff;
-  const minor = (rdev & 0xff) | ((rdev >> 12) & 0xfff00);
-  await run('mknod', ['-m', '0660', path, 'c', String(major), String(minor)]);
+/**
+ * The pty as a port in the host's /dev: its node made root:dialout 0660, and a relative symlink to
+ * it as udev makes (/dev/serial/by-id/... -> ../../ttyUSB0). A pty opens only through its own devpts
+ * node (another node of the same numbers answers EIO), so the symlink, not a copy, names it.
+ */
+async function serialPort(t: { teardown: (fn: () => Promise<void>) => void }, gateway: string, path: string): Promise<void> {
+  const node = await realpath(gateway);
+  await run('chown', [`0:${DIALOUT}`, node]);
+  await chmod(node, 0o660);
+  await symlink(relative('/dev', node), path);
   t.teardown(async () => { await rm(path, { force: true }); });
-  await run('chown', [`0:${DIALOUT}`, path]);
 }
 
 async function podsDiagnosis(namespace: string, selector: string): Promise<string> {
@@ -81,7 +83,7 @@ test.serial('an RTU EdgeDevice on a serial port of the node: the controller\'s d
   const pty = await ptyPair(t);
   const mock = await rtuDevice(t, pty.device, 3);
   const port = `/dev/ttyRTU${process.pid}`;
-  await serialNode(t, pty.gateway, port);
+  await serialPort(t, pty.gateway, port);
   await applyObjects(kube, rtuObjects('rtu-plc', port));
   const reachable = await waitFor('shifud to find the serial port on the node', async () => {
     const c = conditionOf(await device('rtu-plc'), 'Reachable');
@@ -94,7 +96,7 @@ test.serial('an RTU EdgeDevice on a serial port of the node: the controller\'s d
     throw err;
   });
   t.is(pod?.spec?.nodeName, node.nodeName, 'placed on the node that has the port');
-  t.deepEqual(pod?.spec?.volumes?.find((v) => v.name === 'serial-port')?.hostPath, { path: port, type: 'CharDevice' });
+  t.like(pod?.spec?.volumes?.find((v) => v.name === 'serial-port')?.hostPath, { path: port, type: 'CharDevice' });
   t.true(pod?.spec?.containers[0]?.volumeMounts?.some((m) => m.name === 'serial-port' && m.mountPath === port));
   t.deepEqual(pod?.spec?.securityContext?.supplementalGroups, [DIALOUT], 'dialout, the controller\'s default serial group');
   t.is(pod?.spec?.securityContext?.runAsUser, NONROOT);
