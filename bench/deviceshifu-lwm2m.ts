@@ -4,8 +4,9 @@
 // the same resource straight from the mock, in the same run, at 1 and 8 callers; then
 // deviceShifu's RSS and container working set (bench/container-memory.ts), idle and after load.
 //   npm run bench:deviceshifu -- --protocol lwm2m [--idle-seconds 20]
-// deviceShifu and the mock run as the image runs them: the esbuild bundles on node with the
-// image's NODE_FLAGS. Each row stops after BENCH_REQUESTS reads or BENCH_SECONDS seconds.
+// deviceShifu runs as the controller's Deployment runs it: the esbuild bundle on node with
+// deviceShifu's own NODE_FLAGS (controller/bundle/node-flags.ts), as the other protocols' rows; the
+// mock with the image's NODE_FLAGS. Each row stops after BENCH_REQUESTS reads or BENCH_SECONDS seconds.
 import type { ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { Agent as HttpAgent } from 'node:http';
@@ -16,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { Agent as CoapAgent } from 'coap';
 import { stringify } from 'yaml';
 import { describeContainerMemory, memoryCgroup, type MemoryCgroup } from './container-memory.ts';
-import { imageNodeFlags } from './node-flags.ts';
+import { deviceShifuNodeFlags, imageNodeFlags } from './node-flags.ts';
 import { httpGet, load, REQUESTS, rssOf, SECONDS, start } from './protocol-load.ts';
 
 const CONCURRENCY = [1, 8];
@@ -42,7 +43,8 @@ async function main(): Promise<void> {
   let cgroup: MemoryCgroup | string = 'no cgroup';
   try {
     const bundle = new URL('dist/bundle/', ROOT).pathname;
-    const flags = await imageNodeFlags();
+    const flags = deviceShifuNodeFlags();
+    const mockFlags = await imageNodeFlags();
     const configDir = join(dir, 'config');
     await mkdir(configDir);
     await writeFile(join(configDir, 'instructions'), stringify({ instructions: { temperature: { readWrite: 'R', protocolPropertyList: { ObjectId: '/3303/0/5700' } } } }));
@@ -53,7 +55,7 @@ async function main(): Promise<void> {
       env: { EDGESHIFU_LOG_LEVEL: 'info' }, flags, ...(typeof cgroup === 'string' ? {} : { cgroup }),
     });
     children.push(shifu.child);
-    const mock = await start(join(bundle, 'mockdevice.js'), ['lwm2m', '--lwm2m-server', `127.0.0.1:${lwm2mPort}`], (l) => typeof l.address === 'string', { env: { MOCKDEVICE_PORT: '0' }, flags });
+    const mock = await start(join(bundle, 'mockdevice.js'), ['lwm2m', '--lwm2m-server', `127.0.0.1:${lwm2mPort}`], (l) => typeof l.address === 'string', { env: { MOCKDEVICE_PORT: '0' }, flags: mockFlags });
     children.push(mock.child);
     const pid = shifu.child.pid ?? 0;
     const agent = new HttpAgent({ keepAlive: true, maxSockets: 8 });
@@ -64,7 +66,7 @@ async function main(): Promise<void> {
     const idle = `${await rssOf(pid)}; container ${typeof cgroup === 'string' ? cgroup : describeContainerMemory(await cgroup.read())}`;
     const coap = new CoapAgent({ type: 'udp4' });
     const direct = (): Promise<void> => coapGet(coap, '127.0.0.1', Number(mock.line.port));
-    console.log(`LwM2M deviceShifu benchmark: node ${process.version} ${flags.join(' ')}, bundles in dist/bundle; mock client on loopback, /3303/0/5700 as text, up to ${REQUESTS} reads or ${SECONDS} s per row; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+    console.log(`LwM2M deviceShifu benchmark: node ${process.version}, deviceShifu ${flags.join(' ')}, mock ${mockFlags.join(' ')}, bundles in dist/bundle; mock client on loopback, /3303/0/5700 as text, up to ${REQUESTS} reads or ${SECONDS} s per row; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
     console.log('callers | target                 | reads/s | p50 ms | p99 ms | reads');
     for (const c of CONCURRENCY) {
       const base = await load(direct, c);

@@ -11,7 +11,8 @@ import { deviceShifuUrl } from './bundle/service.ts';
 import type { ControllerConfig } from './config.ts';
 import { imageFor } from './config.ts';
 import { ApiWriter, type KubeWriter } from './kube-writer.ts';
-import { EdgeDeviceReconciler } from './reconcile/edgedevice-reconciler.ts';
+import { EdgeDeviceReconciler, parseKey } from './reconcile/edgedevice-reconciler.ts';
+import { rtuSerialPath } from '../shared/crds/modbus-setting.ts';
 import { HostReconciler, hostKey, isHostKey } from './reconcile/host.ts';
 import { HOST_APP_NAME } from '../shared/node-host.ts';
 import type { DeploymentRecord, ServiceRecord } from './records.ts';
@@ -53,6 +54,8 @@ export class Controller {
   private readonly hosts: HostReconciler;
   private readonly runner: Runner;
   private readonly availability = new Map<string, string | undefined>();
+  /** The devices each node's shifud last reported seeing: a serial device whose port came or went is placed again. */
+  private readonly seenOn = new Map<string, ReadonlySet<string>>();
   /** Devices whose Scheduled condition says they wait for a node: any node event may give them one. */
   private readonly waiting = new Set<string>();
   private readonly tolerations: readonly Toleration[];
@@ -83,6 +86,7 @@ export class Controller {
         cpuRequest: config.cpuRequest, memoryRequest: config.memoryRequest, cpuLimit: config.cpuLimit, memoryLimit: config.memoryLimit,
         tolerations: this.tolerations,
         nodeFlags,
+        serialGroup: config.deviceShifuSerialGroup, serialResource: config.deviceShifuSerialResource,
         mode: config.deviceShifuMode as 'dedicated' | 'shared',
         serviceType: config.serviceType as 'ClusterIP' | 'NodePort' | 'LoadBalancer',
         policy: { cooldownMs: config.rescheduleCooldownSeconds * 1000, betterMemoryRatio: config.betterNodeMemoryRatio, betterDistanceKm: config.betterNodeDistanceKm },
@@ -262,6 +266,19 @@ export class Controller {
     // changed: a heartbeat of each of 100 nodes must not scan 10,000 devices (steady state)
     for (const key of this.waiting) this.enqueue(key);
     if (changed) this.devicesWhere((d) => d.status?.nodeName === name || d.spec.attachedNode === name);
+    this.seenChanged(name, view?.seen);
+  }
+
+  private seenChanged(name: string, seen: ReadonlySet<string> | undefined): void {
+    const before = this.seenOn.get(name);
+    if (seen === undefined) this.seenOn.delete(name); else this.seenOn.set(name, seen);
+    for (const key of before ?? []) if (seen?.has(key) !== true) this.enqueueSerial(key);
+    for (const key of seen ?? []) if (before?.has(key) !== true) this.enqueueSerial(key);
+  }
+
+  private enqueueSerial(key: string): void {
+    const { namespace, name } = parseKey(key);
+    if (rtuSerialPath(this.world.devices.get(name, namespace)?.spec ?? { protocol: '' }) !== undefined) this.enqueue(key);
   }
 }
 

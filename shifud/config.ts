@@ -31,6 +31,7 @@ export const ShifudConfig = Type.Object({
   linkRefreshSeconds: seconds(600, 'An unchanged link has its lastSeenTime refreshed at most this often.'),
   usbIntervalSeconds: seconds(15, 'USB bus scan period, when some EdgeDevice declares USB identifiers.'),
   usbWatchPaths: Type.Array(Type.String(), { default: ['/dev/bus/usb'], description: 'Directories watched for USB plug and unplug (an immediate rescan); none = periodic scans only.' }),
+  hostDevRoot: Type.String({ default: '', description: 'Where the node\'s /dev is mounted in shifud\'s pod (the DaemonSet: /host/dev), for Modbus RTU serial ports; empty: /dev itself.' }),
   // health
   healthAddress: Type.String({ default: '127.0.0.1', description: 'Address of /healthz, /readyz and /metrics (the DaemonSet probes 127.0.0.1 on the host network).' }),
   healthPort: Type.Integer({ default: 10361, minimum: 0, maximum: 65535, description: 'Port of /healthz, /readyz and /metrics; 0 picks a free one.' }),

@@ -35,6 +35,8 @@ export interface DeviceDiscovererOptions {
   readonly updater: DeviceUpdater;
   readonly limits: ProbeLimits;
   readonly usbBus: () => Promise<readonly UsbSeen[]>;
+  /** Where the node's /dev is mounted, for serial ports. */
+  readonly hostDevRoot?: string;
   readonly logger: Logger;
   readonly now?: () => number;
   readonly random?: () => number;
@@ -151,7 +153,7 @@ export class DeviceDiscoverer {
     if (device === undefined || tracked === undefined) return;
     this.stats.probes += 1;
     try {
-      const verdict = verify(await observe(device.spec, { signal, timeoutMs: limits.timeoutMs, usbBus }));
+      const verdict = verify(await observe(device.spec, { signal, timeoutMs: limits.timeoutMs, usbBus, hostDevRoot: this.options.hostDevRoot }));
       if (signal.aborted) return;
       await updater.update(this.latest(key) ?? device, tracked.linkType, verdict);
     } catch (err) {

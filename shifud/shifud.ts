@@ -93,7 +93,7 @@ export class Shifud {
     const usbBus = new UsbBus(deps.usbScan ?? systemUsbScan, s(config.usbIntervalSeconds), now);
     this.usbBus = usbBus;
     this.discoverer = new DeviceDiscoverer({
-      nodeName: config.nodeName, source: this.informer, updater: this.updater, logger, now, usbBus: async () => usbBus.devices(),
+      nodeName: config.nodeName, source: this.informer, updater: this.updater, logger, now, usbBus: async () => usbBus.devices(), hostDevRoot: config.hostDevRoot,
       limits: { intervalMs: s(config.probeIntervalSeconds), jitter: config.probeJitter, timeoutMs: config.probeTimeoutMs, concurrency: config.probeConcurrency, ratePerSecond: config.probeRatePerSecond },
     });
     this.publisher = config.mqttUrl === undefined ? undefined : new MqttPublisher({

@@ -1,9 +1,11 @@
 // What shifud probes for an EdgeDevice, by protocol (deviceDiscoverer): a TCP connect,
-// an HTTP GET of a health path, an MQTT broker connect, or a look at the USB bus. Pure.
+// an HTTP GET of a health path, an MQTT broker connect, a look at the USB bus, or a stat of a
+// Modbus RTU device's serial port. Pure.
 import type { EdgeDeviceSpec } from '../shared/crds/edgedevice.ts';
 import { parseEndpoint, type Parsed } from './address.ts';
 import { usbIdentityOfSpec, type UsbIdentity } from './usb-match.ts';
 import { PROBE_FUNCTIONS, type ModbusProbe } from './probes/modbus.ts';
+import { isDevPath, rtuSerialPath } from '../shared/crds/modbus-setting.ts';
 
 /** spec.customMetadata keys shifud reads for HTTP devices. */
 export const HTTP_KEYS = { healthPath: 'healthPath', healthExpect: 'healthExpect' } as const;
@@ -14,6 +16,8 @@ export type ProbeTarget =
   | { readonly kind: 'mqtt'; readonly host: string; readonly port: number }
   | { readonly kind: 'usb'; readonly identity: UsbIdentity }
   | ({ readonly kind: 'modbus' } & ModbusProbe)
+  /** A Modbus RTU device's serial port on this node (probes/serial.ts). */
+  | { readonly kind: 'serial'; readonly path: string }
   /** Nothing shifud can probe; `why` says so in the condition. */
   | { readonly kind: 'none'; readonly why: string };
 
@@ -55,7 +59,8 @@ function mqtt(spec: EdgeDeviceSpec): Parsed<ProbeTarget> {
 export const MODBUS_PROBE_KEY = 'modbusProbeRegister';
 
 function modbus(spec: EdgeDeviceSpec): Parsed<ProbeTarget> {
-  if (spec.protocolSettings?.ModbusSetting?.mode === 'RTU') return { ok: true, value: { kind: 'none', why: 'a Modbus RTU device is on a serial line: shifud does not probe it' } };
+  const serialPath = rtuSerialPath(spec);
+  if (serialPath !== undefined) return isDevPath(serialPath) ? { ok: true, value: { kind: 'serial', path: serialPath } } : { ok: false, message: `spec.protocolSettings.ModbusSetting.serialPath "${serialPath}" must be a path under /dev, e.g. /dev/ttyUSB0` };
   const endpoint = tcp(spec.address, 'spec.address', 502);
   const register = spec.customMetadata?.[MODBUS_PROBE_KEY];
   if (!endpoint.ok || endpoint.value.kind !== 'tcp' || register === undefined) return endpoint;
@@ -88,7 +93,7 @@ const BY_PROTOCOL: Readonly<Record<EdgeDeviceSpec['protocol'], (spec: EdgeDevice
 export function probeTargetOf(spec: EdgeDeviceSpec): Parsed<ProbeTarget> {
   const usb = usbIdentityOfSpec(spec);
   if (usb !== undefined) return usb.ok ? { ok: true, value: { kind: 'usb', identity: usb.value } } : usb;
-  if (spec.connection === 'Serial') return { ok: true, value: { kind: 'none', why: 'serial devices are not probed by shifud' } };
+  if (spec.connection === 'Serial' && rtuSerialPath(spec) === undefined) return { ok: true, value: { kind: 'none', why: 'serial devices are not probed by shifud' } };
   return BY_PROTOCOL[spec.protocol](spec);
 }
 
@@ -103,6 +108,8 @@ export function describeTarget(target: ProbeTarget): string {
       return `${target.host.includes(':') ? `[${target.host}]` : target.host}:${target.port} unit ${target.unitId} ${target.registerType} ${target.address}`;
     case 'usb':
       return `USB ${target.identity.vendorId}:${target.identity.productId}${target.identity.serial === undefined ? '' : ` serial ${target.identity.serial}`}`;
+    case 'serial':
+      return `serial port ${target.path}`;
     case 'none':
       return 'nothing to probe';
   }

@@ -6,6 +6,7 @@ import type { Toleration } from '../scheduling/taints.ts';
 import { deviceShifuNodeFlags } from './node-flags.ts';
 import { ANNOTATION_PLACED_AT, ANNOTATION_PLACEMENT_REASON, bundleLabels, bundleNames, selectorLabels, type DeviceRef } from './names.ts';
 import { opcuaMounts } from './opcua-mounts.ts';
+import { DEFAULT_SERIAL_GROUP, serialPortMount } from './serial-port.ts';
 
 export const CONFIG_MOUNT_PATH = '/etc/edgedevice/config';
 export const HTTP_PORT = 8080;
@@ -23,6 +24,10 @@ export interface BundleSettings {
   readonly tolerations?: readonly Toleration[];
   /** NODE_FLAGS instead of deviceShifu's own (parseNodeFlags); absent or empty: deviceShifuNodeFlags(protocol). */
   readonly nodeFlags?: readonly string[];
+  /** The supplemental group a Modbus RTU deviceShifu opens its serial port with (--device-shifu-serial-group). */
+  readonly serialGroup?: number;
+  /** An extended resource a device plugin offers for serial ports (--device-shifu-serial-resource): one is asked per RTU deviceShifu. */
+  readonly serialResource?: string;
 }
 
 export interface Placement {
@@ -59,6 +64,16 @@ function tcpListenPort(spec: EdgeDeviceSpec): number | undefined {
   return spec.protocol === 'TCP' ? Number(spec.protocolSettings?.TCPSetting?.ListenPort ?? '8081') : undefined;
 }
 
+function resources(device: DeviceInput, settings: BundleSettings): V1Container['resources'] {
+  // the device plugin's allocation adds the port to the container's device allow-list (controller/README.md, "Modbus RTU")
+  const serial = settings.serialResource !== undefined && settings.serialResource !== '' && serialPortMount(device.spec, 0).volumes.length > 0
+    ? { [settings.serialResource]: '1' } : {};
+  return {
+    requests: { cpu: settings.cpuRequest, memory: settings.memoryRequest, ...serial },
+    limits: { cpu: settings.cpuLimit, memory: settings.memoryLimit, ...serial },
+  };
+}
+
 function container(device: DeviceInput, settings: BundleSettings): V1Container {
   const listenPort = tcpListenPort(device.spec);
   const probe = { httpGet: { path: '/health', port: 'http' }, periodSeconds: 10, timeoutSeconds: 2 };
@@ -71,19 +86,22 @@ function container(device: DeviceInput, settings: BundleSettings): V1Container {
       ...(device.spec.protocol === 'LwM2M' ? [{ name: 'coap', containerPort: LWM2M_PORT, protocol: 'UDP' }] : []),
     ],
     env: env(device, settings),
-    volumeMounts: [{ name: 'edgedevice-config', mountPath: CONFIG_MOUNT_PATH, readOnly: true }, ...opcuaMounts(device.spec).volumeMounts],
-    resources: {
-      requests: { cpu: settings.cpuRequest, memory: settings.memoryRequest },
-      limits: { cpu: settings.cpuLimit, memory: settings.memoryLimit },
-    },
+    volumeMounts: [
+      { name: 'edgedevice-config', mountPath: CONFIG_MOUNT_PATH, readOnly: true }, ...opcuaMounts(device.spec).volumeMounts,
+      ...serialPortMount(device.spec, serialGroup(settings)).volumeMounts,
+    ],
+    resources: resources(device, settings),
     livenessProbe: { ...probe, initialDelaySeconds: 5 },
     readinessProbe: probe,
     securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
   };
 }
 
+const serialGroup = (settings: BundleSettings): number => settings.serialGroup ?? DEFAULT_SERIAL_GROUP;
+
 export function deviceShifuDeployment(device: DeviceInput, configMap: string, placement: Placement, settings: BundleSettings): V1Deployment {
   const names = bundleNames(device);
+  const serial = serialPortMount(device.spec, serialGroup(settings));
   const labels = bundleLabels(device);
   return {
     apiVersion: 'apps/v1',
@@ -103,7 +121,10 @@ export function deviceShifuDeployment(device: DeviceInput, configMap: string, pl
         metadata: { labels },
         spec: {
           serviceAccountName: names.serviceAccount,
-          securityContext: { runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, seccompProfile: { type: 'RuntimeDefault' } },
+          securityContext: {
+            runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, seccompProfile: { type: 'RuntimeDefault' },
+            ...(serial.supplementalGroups.length === 0 ? {} : { supplementalGroups: serial.supplementalGroups }),
+          },
           affinity: {
             nodeAffinity: {
               requiredDuringSchedulingIgnoredDuringExecution: {
@@ -113,7 +134,7 @@ export function deviceShifuDeployment(device: DeviceInput, configMap: string, pl
           },
           ...(settings.tolerations === undefined || settings.tolerations.length === 0 ? {} : { tolerations: settings.tolerations.map((t) => ({ ...t })) }),
           containers: [container(device, settings)],
-          volumes: [{ name: 'edgedevice-config', configMap: { name: configMap } }, ...opcuaMounts(device.spec).volumes],
+          volumes: [{ name: 'edgedevice-config', configMap: { name: configMap } }, ...opcuaMounts(device.spec).volumes, ...serial.volumes],
         },
       },
     },

@@ -13,11 +13,12 @@ import type { SharedPlacement } from '../shared-placement.ts';
 import type { DeviceShifuMode } from '../../shared/node-host.ts';
 import type { ModeDecision } from './mode.ts';
 import type { CandidateNode } from '../scheduling/candidates.ts';
-import { place, type PlacementDecision, type PlacementPolicy } from '../scheduling/placement.ts';
+import { place, type PlacementDecision, type PlacementPolicy, type PlacementRequest } from '../scheduling/placement.ts';
 import type { DeploymentRecord, PodRecord } from '../records.ts';
 import type { ConditionInput, ControllerView } from '../status.ts';
 import type { EdgeDevice } from '../world.ts';
 import { isoTime } from '../../shared/time.ts';
+import { isDevPath, rtuSerialPath } from '../../shared/crds/modbus-setting.ts';
 
 export interface PlanSettings extends Omit<BundleSettings, 'image'> {
   /** The deviceShifu image for a protocol (controller configuration). */
@@ -104,6 +105,13 @@ function precondition(input: PlanInput): DevicePlan | undefined {
   return undefined;
 }
 
+/** The CRD's rule refuses such a path at admission; an object stored before that rule still gets told. */
+function serialPathProblem(device: EdgeDevice): DevicePlan | undefined {
+  const path = rtuSerialPath(device.spec);
+  if (path === undefined || isDevPath(path)) return undefined;
+  return blocked('InvalidSerialPath', `spec.protocolSettings.ModbusSetting.serialPath "${path}" must be an absolute path under /dev naming the serial device, e.g. /dev/ttyUSB0`, 'Failed');
+}
+
 /** BundleReady from the Deployment and its pods. */
 function readiness(deployment: DeploymentRecord | undefined, node: string, pods: readonly PodRecord[]): ConditionInput {
   const unschedulable = pods.find((p) => p.unschedulable !== undefined)?.unschedulable;
@@ -136,20 +144,13 @@ function placementReason(deployment: Placed | undefined, node: string, reason: s
 }
 
 export function planDevice(input: PlanInput): DevicePlan {
-  const early = precondition(input);
+  const early = precondition(input) ?? serialPathProblem(input.device);
   if (early !== undefined) return early;
   const { device, settings, now } = input;
   const shared = input.mode?.mode === 'shared';
   const previous = previousPlacement(input);
   const currentNode = previous?.node;
-  const previousAt = previous?.placedAt;
-  const decision = place({
-    attachedNode: device.spec.attachedNode,
-    location: device.spec.location,
-    cpuMillis: cpuMillis(settings.cpuRequest),
-    memory: parseQuantity(settings.memoryRequest),
-    current: currentNode === undefined ? undefined : { node: currentNode, placedAt: previousAt === undefined ? 0 : Date.parse(previousAt) },
-  }, input.nodes, settings.policy, now);
+  const decision = place(placementRequest(input, previous), input.nodes, settings.policy, now);
 
   if (decision.kind === 'unknown') {
     return { decision, bundle: [], view: {
@@ -175,6 +176,20 @@ export function planDevice(input: PlanInput): DevicePlan {
       nodeName: decision.node,
       phase: bundleReady.status === 'True' ? undefined : 'Pending',
     },
+  };
+}
+
+function placementRequest(input: PlanInput, previous: Placed | undefined): PlacementRequest {
+  const { device, settings } = input;
+  const serialPath = rtuSerialPath(device.spec);
+  const at = previous?.placedAt;
+  return {
+    attachedNode: device.spec.attachedNode,
+    location: device.spec.location,
+    cpuMillis: cpuMillis(settings.cpuRequest),
+    memory: parseQuantity(settings.memoryRequest),
+    current: previous?.node === undefined ? undefined : { node: previous.node, placedAt: at === undefined ? 0 : Date.parse(at) },
+    ...(serialPath === undefined ? {} : { serialPort: { path: serialPath, device: `${device.metadata.namespace ?? ''}/${device.metadata.name ?? ''}` } }),
   };
 }
 

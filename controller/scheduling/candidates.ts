@@ -21,6 +21,8 @@ export interface CandidateNode {
   readonly freeCpuMillis: number;
   /** A NoSchedule/NoExecute taint deviceShifu does not tolerate (key=value:Effect); undefined when none. */
   readonly taint?: string;
+  /** EdgeDevices (namespace/name) shifud verified online from this node: for a serial device, its port is here. */
+  readonly seen?: ReadonlySet<string>;
 }
 
 export interface NodeRequests {
@@ -82,7 +84,13 @@ export function candidateNode(node: V1Node, edgeNode: EdgeNodeView | undefined, 
     // would veto a 10m request on a busy box
     freeCpuMillis: cpuMillis(allocatable.cpu ?? 0) - booked.cpuMillis,
     taint: taintOf(node, context.tolerations ?? []),
+    seen: seenDevices(edgeNode),
   };
+}
+
+function seenDevices(edgeNode: EdgeNodeView | undefined): ReadonlySet<string> | undefined {
+  const devices = edgeNode?.status?.devices;
+  return devices === undefined ? undefined : new Set(devices.map((d) => `${d.namespace}/${d.name}`));
 }
 
 function taintOf(node: V1Node, tolerations: readonly Toleration[]): string | undefined {

@@ -3,6 +3,8 @@
 //     taint deviceShifu does not tolerate;
 //  2. on the network → among nodes with room and no untolerated NoSchedule/NoExecute taint:
 //     closest as edgemap/closeness.ts ranks (distance, then zone, then most free memory, then name);
+//  2b. a serial device (Modbus RTU) only on a node where shifud found its port (the device among
+//     the node's seen devices), attached or not: its port is on one node;
 //  3. an existing placement stays unless its node is unavailable or tainted against it (moved as
 //     a cordon moves it), or a clearly better node exists (hysteresis) and the cooldown since the
 //     last move has passed, so nothing flaps.
@@ -22,13 +24,15 @@ export interface PlacementRequest {
   readonly location?: Location;
   readonly cpuMillis: number;
   readonly memory: number;
+  /** A serial device: its port (for messages) and its key (namespace/name) in the nodes' seen devices. */
+  readonly serialPort?: { readonly path: string; readonly device: string };
   /** Where it runs now, and since when (ms since epoch). */
   readonly current?: { readonly node: string; readonly placedAt: number };
 }
 
 export type PlacementDecision =
   | { readonly kind: 'placed'; readonly node: string; readonly reason: string; readonly moved: boolean }
-  | { readonly kind: 'pending'; readonly reason: 'NoNodeAvailable' | 'AttachedNodeFull' | 'AttachedNodeTainted'; readonly message: string }
+  | { readonly kind: 'pending'; readonly reason: 'NoNodeAvailable' | 'AttachedNodeFull' | 'AttachedNodeTainted' | 'SerialPortNotFound'; readonly message: string }
   | { readonly kind: 'unknown'; readonly reason: 'AttachedNodeUnavailable'; readonly message: string };
 
 interface Scored {
@@ -85,6 +89,10 @@ function placeAttached(request: PlacementRequest & { attachedNode: string }, nod
   if (node.taint !== undefined) {
     return { kind: 'pending', reason: 'AttachedNodeTainted', message: `attached node ${node.name} has taint ${node.taint}, which deviceShifu does not tolerate: remove the taint, or add a toleration to the controller (--device-shifu-tolerations)` };
   }
+  const port = request.serialPort;
+  if (port !== undefined && !hasPort(node, port.device)) {
+    return { kind: 'pending', reason: 'SerialPortNotFound', message: `attached node ${node.name} has no usable serial port ${port.path}: shifud there finds no character device at that path (see the EdgeDevice's Reachable condition)` };
+  }
   const scored = score(node, request);
   if (!fits(scored, request)) {
     return { kind: 'pending', reason: 'AttachedNodeFull', message: `attached node ${node.name} has ${formatBytes(scored.freeMemory)} memory and ${scored.freeCpuMillis}m CPU free; deviceShifu requests ${formatBytes(request.memory)} and ${request.cpuMillis}m` };
@@ -92,8 +100,14 @@ function placeAttached(request: PlacementRequest & { attachedNode: string }, nod
   return { kind: 'placed', node: node.name, reason: `attached to ${node.name}`, moved: false };
 }
 
+const hasPort = (node: CandidateNode, device: string): boolean => node.seen?.has(device) === true;
+
 /** Why no node could take the device, counting what ruled each out. */
 function nowhere(request: PlacementRequest, nodes: readonly CandidateNode[], available: number): PlacementDecision {
+  const port = request.serialPort;
+  if (port !== undefined && nodes.length > 0 && !nodes.some((n) => hasPort(n, port.device))) {
+    return { kind: 'pending', reason: 'SerialPortNotFound', message: `no node has serial port ${port.path}: shifud on none of the ${nodes.length} node(s) finds a character device at that path (plug the adapter in, or correct serialPath; the EdgeDevice's Reachable condition says what shifud saw)` };
+  }
   if (nodes.length === 0) return { kind: 'pending', reason: 'NoNodeAvailable', message: 'no node can run the deviceShifu: the cluster has no nodes' };
   const down = nodes.filter((n) => n.unavailable !== undefined).length;
   const tainted = nodes.length - down - available;
@@ -106,7 +120,7 @@ function lostReason(from: string, nodes: readonly CandidateNode[]): string {
   const node = nodes.find((n) => n.name === from);
   if (node?.unavailable !== undefined) return `${from} ${node.unavailable}`;
   if (node?.taint !== undefined) return `${from} has taint ${node.taint}, not tolerated`;
-  return `${from} has no room or is gone`;
+  return `${from} has no room, no longer the device's serial port, or is gone`;
 }
 
 /** The best feasible node, where the device runs now (when that is still feasible), and how many nodes are available. */
@@ -127,6 +141,7 @@ function survey(request: PlacementRequest, nodes: readonly CandidateNode[]): Sur
   let available = 0;
   for (const node of nodes) {
     if (node.unavailable !== undefined || node.taint !== undefined) continue;
+    if (request.serialPort !== undefined && !hasPort(node, request.serialPort.device)) continue;
     available += 1;
     const scored = score(node, request);
     if (!fits(scored, request)) continue;

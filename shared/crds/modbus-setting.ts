@@ -13,7 +13,7 @@ const SERIAL_FIELDS = ['serialPath', 'baudRate', 'parity', 'stopBits', 'dataBits
 export const ModbusSetting = Type.Object({
   mode: Type.Optional(StringEnum(MODBUS_MODES, { default: 'TCP', description: 'TCP: spec.address is host:port (502 when absent). RTU: a serial line at serialPath.' })),
   unitId: Type.Optional(Type.Integer({ minimum: 0, maximum: 247, default: 1, description: 'Unit (slave) id, 0-247; 0 is broadcast and gets no answer, so only writes make sense with it.' })),
-  serialPath: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, pattern: '^/', description: 'RTU: the serial device, e.g. /dev/ttyUSB0.' })),
+  serialPath: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: 'RTU: the serial device on the node, an absolute path under /dev, e.g. /dev/ttyUSB0 or /dev/serial/by-id/usb-FTDI_...; the controller mounts it into the deviceShifu and runs it on the node that has it.' })),
   baudRate: Type.Optional(Type.Integer({ minimum: 300, maximum: 921600, description: 'RTU: default 9600.' })),
   parity: Type.Optional(StringEnum(MODBUS_PARITIES, { description: 'RTU: default even (the Modbus serial line default).' })),
   stopBits: Type.Optional(Type.Integer({ minimum: 1, maximum: 2, description: 'RTU: default 1.' })),
@@ -26,6 +26,11 @@ export const ModbusSetting = Type.Object({
     rule: "!has(self.mode) || self.mode != 'RTU' || has(self.serialPath)",
     message: 'Modbus RTU needs spec.protocolSettings.ModbusSetting.serialPath (the serial device, e.g. /dev/ttyUSB0)',
     reason: 'FieldValueRequired', fieldPath: '.serialPath',
+  },
+  {
+    rule: "!has(self.serialPath) || (self.serialPath.startsWith('/dev/') && size(self.serialPath) > 5 && !self.serialPath.contains('/../') && !self.serialPath.endsWith('/..'))",
+    message: 'serialPath must be an absolute path under /dev naming the serial device, e.g. /dev/ttyUSB0 or /dev/serial/by-id/<adapter>',
+    fieldPath: '.serialPath',
   },
   {
     rule: `(has(self.mode) && self.mode == 'RTU') || !(${SERIAL_FIELDS.map((f) => `has(self.${f})`).join(' || ')})`,
@@ -52,3 +57,14 @@ export const MODBUS_SPEC_RULES: CelRule[] = [
     fieldPath: '.protocolSettings.ModbusSetting',
   },
 ];
+
+/** What the CRD's serialPath rule accepts: an absolute path under /dev that does not climb out of it. */
+export function isDevPath(path: string): boolean {
+  return path.startsWith('/dev/') && path.length > 5 && !path.includes('/../') && !path.endsWith('/..');
+}
+
+/** The serial port of a Modbus RTU device; undefined for every other device. */
+export function rtuSerialPath(spec: { readonly protocol: string; readonly protocolSettings?: { readonly ModbusSetting?: { readonly mode?: string; readonly serialPath?: string } } }): string | undefined {
+  const setting = spec.protocolSettings?.ModbusSetting;
+  return spec.protocol === 'Modbus' && setting?.mode === 'RTU' ? setting.serialPath : undefined;
+}

@@ -8,6 +8,7 @@ import { probeHttp } from './http.ts';
 import { probeModbus } from './modbus.ts';
 import { probeMqtt } from './mqtt.ts';
 import { probeTcp } from './tcp.ts';
+import { probeSerial } from './serial.ts';
 
 export interface ObserveOptions {
   /** Stops the probe when shifud stops. */
@@ -15,6 +16,8 @@ export interface ObserveOptions {
   readonly timeoutMs: number;
   /** The latest USB bus scan. */
   readonly usbBus: () => Promise<readonly UsbSeen[]>;
+  /** Where the node's /dev is mounted ('' when shifud runs on the host). */
+  readonly hostDevRoot?: string;
 }
 
 export async function observe(spec: EdgeDeviceSpec, options: ObserveOptions): Promise<Observation> {
@@ -33,6 +36,8 @@ export async function observe(spec: EdgeDeviceSpec, options: ObserveOptions): Pr
       return { kind: 'probe', target, outcome: await probeMqtt(target.host, target.port, signal, options.timeoutMs) };
     case 'http':
       return { kind: 'probe', target, outcome: await probeHttp(target.url, signal, options.timeoutMs) };
+    case 'serial':
+      return { kind: 'probe', target, outcome: await probeSerial(target.path, options.hostDevRoot ?? '') };
     case 'modbus':
       return { kind: 'probe', target, outcome: await probeModbus(target, signal, options.timeoutMs) };
   }
