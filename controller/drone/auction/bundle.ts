@@ -4,7 +4,7 @@
 // and every one added after it, since their votes were computed on top of it.
 import { allows, fits, type Component, type Resources } from '../model.ts';
 import { capacityFor, residualFor, roomFor, shares, type CapacityView, type Held } from './budget.ts';
-import { fitAware, utility, vote } from './utility.ts';
+import { fitAware, PACK_BELOW, utility, vote } from './utility.ts';
 import { beats, type VoteTable } from './vote-table.ts';
 
 export interface BiddableApp {
@@ -61,8 +61,9 @@ function candidate(input: ExtendInput, round: Round, app: BiddableApp, component
   if (!fits(component.resources, roomFor(view, app.origin, deserved))) return undefined;
   const plain = utility(component.resources, residualFor(view, app.origin), capacityFor(view, app.origin));
   // An origin auctions only what its own room could not hold (local first): it is the cluster under
-  // pressure, and its own bids keep spreading, so the app leaves it for a provider that can take it.
-  const u = app.origin === input.self ? plain : fitAware(plain);
+  // pressure. With room to spare it bids its utility; short of it, the lowest vote, so any provider
+  // that can take the component wins it and the origin keeps only what nobody else will hold.
+  const u = app.origin === input.self ? (plain >= PACK_BELOW || plain === 0 ? plain : 1) : fitAware(plain);
   if (u === 0) return undefined;
   const value = vote(u, bundle.filter((b) => b.origin === app.origin && b.app === app.app).map((b) => b.value));
   const standing = app.table.ranked(component.name).find((v) => v.cluster !== input.self);
