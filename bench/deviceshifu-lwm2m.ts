@@ -43,7 +43,7 @@ async function main(): Promise<void> {
   let cgroup: MemoryCgroup | string = 'no cgroup';
   try {
     const bundle = new URL('dist/bundle/', ROOT).pathname;
-    const flags = deviceShifuNodeFlags();
+    const flags = deviceShifuNodeFlags('LwM2M');
     const mockFlags = await imageNodeFlags();
     const configDir = join(dir, 'config');
     await mkdir(configDir);

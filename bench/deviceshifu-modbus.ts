@@ -3,18 +3,19 @@
 // (readHoldingRegisters, decoded with Buffer), in the same run, at 1 and 8 callers; then
 // deviceShifu's RSS and its container working set (bench/container-memory.ts), idle and after load.
 //   npm run bench:deviceshifu -- --protocol modbus
-// deviceShifu and the mock run as the image runs them: the esbuild bundles on node with the
-// image's NODE_FLAGS. Each row stops after BENCH_REQUESTS requests or BENCH_SECONDS seconds.
+// deviceShifu runs as the controller's Deployment runs it: the esbuild bundle on node with
+// deviceShifu's own NODE_FLAGS (controller/bundle/node-flags.ts); the mock with the image's.
+// Each row stops after BENCH_REQUESTS requests or BENCH_SECONDS seconds.
 import type { ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { Agent } from 'node:http';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import modbusSerial from 'modbus-serial';
 import { stringify } from 'yaml';
 import { describeContainerMemory, memoryCgroup, type MemoryCgroup } from './container-memory.ts';
-import { imageNodeFlags } from './node-flags.ts';
+import { deviceShifuNodeFlags, imageNodeFlags } from './node-flags.ts';
 import { httpGet, load, REQUESTS, rssOf, SECONDS, start } from './protocol-load.ts';
 
 const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 20);
@@ -27,8 +28,9 @@ async function main(): Promise<void> {
   let cgroup: MemoryCgroup | string = 'no cgroup';
   try {
     const bundle = new URL('dist/bundle/', ROOT).pathname;
-    const flags = await imageNodeFlags();
-    const mock = await start(join(bundle, 'mockdevice.js'), ['modbus'], (l) => typeof l.address === 'string', { env: { MOCKDEVICE_PORT: '0' }, flags });
+    const flags = deviceShifuNodeFlags('Modbus');
+    const mockFlags = await imageNodeFlags();
+    const mock = await start(join(bundle, 'mockdevice.js'), ['modbus'], (l) => typeof l.address === 'string', { env: { MOCKDEVICE_PORT: '0' }, flags: mockFlags });
     children.push(mock.child);
     const address = String(mock.line.address);
     const configDir = join(dir, 'config');
@@ -57,7 +59,7 @@ async function main(): Promise<void> {
       const { buffer } = await client.readHoldingRegisters(6, 2);
       if (buffer.readFloatBE(0) !== 21.5) throw new Error('wrong value');
     };
-    console.log(`Modbus deviceShifu benchmark: node ${process.version} ${flags.join(' ')}, bundles in dist/bundle; mock on loopback, float32 at holding 6, up to ${REQUESTS} reads or ${SECONDS} s per row`);
+    console.log(`Modbus deviceShifu benchmark: node ${process.version}, deviceShifu ${flags.join(' ')}, mock ${mockFlags.join(' ')}, bundles in dist/bundle; mock on loopback, float32 at holding 6, up to ${REQUESTS} reads or ${SECONDS} s per row; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
     console.log('callers | target                 | reads/s | p50 ms | p99 ms | reads');
     for (const c of CONCURRENCY) {
       const base = await load(direct, c);
@@ -71,6 +73,7 @@ async function main(): Promise<void> {
     agent.destroy();
     console.log(`deviceShifu idle (${String(IDLE_SECONDS)} s after the first read): ${idle}`);
     console.log(`deviceShifu after load: ${await rssOf(pid)}; container ${typeof cgroup === 'string' ? cgroup : describeContainerMemory(await cgroup.read())}`);
+    console.log(`load average at the end ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   } finally {
     for (const child of children) child.kill('SIGTERM');
     if (typeof cgroup !== 'string') await cgroup.remove();

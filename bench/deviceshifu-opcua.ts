@@ -3,7 +3,8 @@
 // own client reading the same node straight from the mock, in the same run, at 1 and 16
 // concurrent reads; plus deviceShifu's RSS and container working set idle and after the load.
 //   npm run bench:deviceshifu -- --protocol opcua [--idle-seconds 20]
-// deviceShifu runs as the image runs it: dist/bundle/deviceshifu.js with the image's NODE_FLAGS.
+// deviceShifu runs as the controller's Deployment runs it: dist/bundle/deviceshifu.js with
+// deviceShifu's own NODE_FLAGS for OPCUA (controller/bundle/node-flags.ts); the mock on node's defaults.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
@@ -14,7 +15,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { AttributeIds, OPCUAClient } from 'node-opcua-client';
 import { describeContainerMemory, memoryCgroup, type ContainerMemory, type MemoryCgroup } from './container-memory.ts';
-import { imageNodeFlags } from './node-flags.ts';
+import { deviceShifuNodeFlags } from './node-flags.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONCURRENCY = [1, 16];
@@ -64,7 +65,7 @@ async function memory(pid: number, cgroup: MemoryCgroup | undefined): Promise<{ 
   return { rss: kb('VmRSS'), anon: kb('RssAnon'), ...(cgroup === undefined ? {} : { container: await cgroup.read() }) };
 }
 
-const flags = await imageNodeFlags();
+const flags = deviceShifuNodeFlags('OPCUA');
 const bundle = join(ROOT, values.bundle);
 const mock = spawn(process.execPath, [join(bundle, 'mockdevice.js'), 'opcua'], { env: { ...process.env, MOCKDEVICE_PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
 const dir = await mkdtemp(join(tmpdir(), 'bench-opcua-'));
@@ -89,7 +90,7 @@ try {
   await client.connect(endpoint);
   const session = await client.createSession();
   const load1 = loadavg()[0] ?? 0;
-  console.log(`OPC UA read of ns=2;i=3, ${String(SECONDS)} s per row, load average ${load1.toFixed(2)}, NODE_FLAGS ${flags.join(' ')}`);
+  console.log(`OPC UA read of ns=2;i=3, ${String(SECONDS)} s per row, load average ${load1.toFixed(2)}, deviceShifu NODE_FLAGS ${flags.join(' ')}`);
   console.log('| concurrent reads | node-opcua client straight: reads/s, p50, p99 | through deviceShifu: reads/s, p50, p99 | ratio (reads/s) |');
   console.log('|---|---|---|---|');
   for (const concurrency of CONCURRENCY) {

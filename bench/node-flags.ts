@@ -3,7 +3,8 @@
 // replaced by a manifest's NODE_FLAGS, and a manifest's NODE_OPTIONS.
 import { readFile } from 'node:fs/promises';
 import { parseAllDocuments } from 'yaml';
-import { DEVICE_SHIFU_NODE_FLAGS } from '../controller/bundle/node-flags.ts';
+import { deviceShifuNodeFlags as ownFlags } from '../controller/bundle/node-flags.ts';
+import type { Protocol } from '../shared/crds/edgedevice.ts';
 
 const ROOT = new URL('../', import.meta.url);
 const words = (text: string): string[] => text.split(/\s+/).filter(Boolean);
@@ -34,7 +35,10 @@ export async function manifestNodeFlags(manifest: string): Promise<string[]> {
   return [...(own === undefined ? await imageNodeFlags() : words(own)), ...words(options ?? '')];
 }
 
-/** The flags a dedicated deviceShifu starts with: its own, which its Deployment sets (controller/bundle/node-flags.ts). */
-export function deviceShifuNodeFlags(): string[] {
-  return [...DEVICE_SHIFU_NODE_FLAGS];
+/**
+ * The flags a dedicated deviceShifu of this protocol starts with: its own, which its Deployment sets
+ * (controller/bundle/node-flags.ts; OPCUA's old space is capped higher).
+ */
+export function deviceShifuNodeFlags(protocol: Protocol = 'HTTP'): string[] {
+  return [...ownFlags(protocol)];
 }
