@@ -42,8 +42,9 @@ export async function intentRow(intents: number, baselines: number): Promise<Int
       await createSolver(cons.kube, name, { resources: { cpu: '250m', memory: '256Mi', pods: 1 }, durationSeconds: 600, remoteOnly: true, maxPrice: { amount: '5', currency: 'EUR', period: 'hourly' } });
       const status = await waitFor(`${name} Solved`, async () => {
         const s = await solverStatus(cons.kube, name);
-        if (s?.phase === 'Failed') throw new Error(`${name} Failed: ${s.reason ?? ''} ${s.message ?? ''}`);
-        return s?.phase === 'Solved' ? s : undefined;
+        // the last state seen is in the error, should the wait run out
+        if (s?.phase !== 'Solved') throw new Error(`${name} ${s?.phase ?? ''}/${s?.reason ?? ''}: ${s?.message ?? ''}`);
+        return s;
       }, POLL);
       solved.push(Date.now() - started);
       const node = status.virtualNode ?? '';
