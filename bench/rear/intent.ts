@@ -31,14 +31,15 @@ export async function intentRow(intents: number, baselines: number): Promise<Int
   const { t, done } = benchContext();
   const loadBefore = load();
   try {
-    const { cons, prov } = await rearFederation(t);
+    // partitions from 250m (the default least is 500m: eight intents would take the whole slice)
+    const { cons, prov } = await rearFederation(t, ['--rear-min', 'cpu=250m,memory=256Mi,pods=1']);
     await prov.kube.core.createNamespace({ body: { metadata: { name: 'bench' } } });
     const solved: number[] = [];
     const running: number[] = [];
     for (let i = 0; i < intents; i += 1) {
       const name = `intent-${String(i)}`;
       const started = Date.now();
-      // 250m each: ten intents fit in prov-b's slice; 10 min, so no contract ends during the run
+      // 250m each: sixteen intents fit in prov-b's slice (4 cpu); 10 min, so no contract ends during the run
       await createSolver(cons.kube, name, { resources: { cpu: '250m', memory: '256Mi', pods: 1 }, durationSeconds: 600, remoteOnly: true, maxPrice: { amount: '5', currency: 'EUR', period: 'hourly' } });
       const status = await waitFor(`${name} Solved`, async () => {
         const s = await solverStatus(cons.kube, name);
