@@ -9,8 +9,9 @@
 // submission to placed (every host ACKed), with DRONE's benchmark harness (bench/drone-group.ts).
 // Figures: p50 and p99 of each, and their ratio. Run: npm run bench:rear
 // BENCH_ROUNDS (default 50) discoveries and jobs per row; BENCH_ROWS e.g. "10:1,100:10".
-// The intent → pod Running row comes with the virtual node (controller/rear/README.md): add it
-// here as a second phase once a contract gives a Node, against a plain Deployment on the provider.
+// Then the intent → pod Running row (bench/rear/intent.ts): BENCH_INTENTS (default 10) Solvers
+// through the real controllers on three control planes, against BENCH_BASELINE (default 10) plain
+// Deployments on the provider; BENCH_ROWS= (empty) runs that row alone, BENCH_INTENTS=0 skips it.
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { EmbeddedBroker } from '../../shared/bus/broker.ts';
@@ -23,9 +24,12 @@ import type { Topology } from '../../controller/rear/flows/routing.ts';
 import { password, user } from '../../test/drone/support/brokers.ts';
 import { partitionable, slice, terms } from '../../test/rear/fixtures.ts';
 import { BenchGroup } from '../drone-group.ts';
+import { intentRow, printIntentRow } from './intent.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 50);
-const ROWS = (process.env.BENCH_ROWS ?? '10:1,10:5,10:10,50:1,50:5,50:10,100:1,100:5,100:10').split(',').map((r) => r.split(':').map(Number) as [number, number]);
+const ROWS = (process.env.BENCH_ROWS ?? '10:1,10:5,10:10,50:1,50:5,50:10,100:1,100:5,100:10').split(',').filter((r) => r !== '').map((r) => r.split(':').map(Number) as [number, number]);
+const INTENTS = Number(process.env.BENCH_INTENTS ?? 10);
+const BASELINE = Number(process.env.BENCH_BASELINE ?? 10);
 
 function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -108,4 +112,5 @@ for (const [n, d] of ROWS) {
     console.log(`REAR  ${String(n).padStart(3)} clusters ${String(d).padStart(2)} domains ${label}  load ${loadavg()[0]?.toFixed(2) ?? '?'}  discovery p50 ${rear.p50.toFixed(1)} ms  p99 ${rear.p99.toFixed(1)} ms  (${rear.found} flavours)  p50 ${(rear.p50 / (base?.p50 ?? Number.NaN)).toFixed(2)}× DRONE's`);
   }
 }
+if (INTENTS > 0) printIntentRow(await intentRow(INTENTS, BASELINE));
 process.exit(0);

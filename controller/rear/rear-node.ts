@@ -9,7 +9,7 @@ import { EdgeshifuError, errorMessage, isEdgeshifuError } from '../../shared/err
 import type { Keyring } from '../../shared/bus/signing.ts';
 import type { Logger } from '../../shared/log.ts';
 import { buyerCountersigns, type SignedContract } from './contract-signing.ts';
-import { mergeAnswers, remember, supernodeAnswer, type CandidateCache } from './core/discovery.ts';
+import { forget, mergeAnswers, remember, supernodeAnswer, type CandidateCache } from './core/discovery.ts';
 import type { Flavour, Take, Transaction } from './core/model.ts';
 import type { Selector } from './core/selector.ts';
 import { answerHop, isSupernode, nextHop, whomToAsk, type Topology } from './flows/routing.ts';
@@ -106,7 +106,13 @@ export class RearNode {
     if (m.path[0] !== m.buyer || m.path.at(-1) !== m.sender) { await refuse(new EdgeshifuError('forbidden', 'the path must name the buyer first and the sender last')); return; }
     let hop: string;
     try { hop = nextHop(this.o.topology, m.seller, m.sellerDomain); } catch (err) { await refuse(err); return; }
-    if (hop !== 'self') { await this.send(hop, { ...strip(m), to: hop, path: [...m.path, this.self] } as Body); return; }
+    if (hop !== 'self') {
+      // a reservation takes the flavour's id off sale (the rest is listed under a new one), so a
+      // supernode's cached copy would send the next buyer to a flavour that is gone
+      if (m.kind === 'rear-reserve') this.cache = forget(this.cache, m.flavourId);
+      await this.send(hop, { ...strip(m), to: hop, path: [...m.path, this.self] } as Body);
+      return;
+    }
     try {
       const market = this.o.market;
       if (market === undefined) throw new EdgeshifuError('not-found', `${this.self} sells nothing`);
@@ -149,16 +155,19 @@ export class RearNode {
   }
 
   // BUYER_REQUEST
-  private async request<A extends SaleAnswerMessage | FlavoursAnswerMessage>(key: (requestId: string) => string, body: (requestId: string) => Body): Promise<A> {
+  /** Resent after each timeout, twice as long each time; never waits past `deadline` (a time) when given. */
+  private async request<A extends SaleAnswerMessage | FlavoursAnswerMessage>(key: (requestId: string) => string, body: (requestId: string) => Body, deadline?: { at: number; error: () => EdgeshifuError }): Promise<A> {
     const requestId = `${this.self}.${randomUUID()}`;
     const attempts = this.o.attempts ?? 5;
     for (let attempt = 0; attempt < attempts; attempt += 1) {
+      const wait = Math.min((this.o.replyTimeoutMs ?? 2_000) * 2 ** attempt, deadline === undefined ? Number.POSITIVE_INFINITY : Math.max(0, deadline.at - this.now()));
       const answer = await new Promise<A | undefined>((resolve) => {
-        const timer = setTimeout(() => { this.waiting.delete(key(requestId)); resolve(undefined); }, (this.o.replyTimeoutMs ?? 2_000) * 2 ** attempt);
+        const timer = setTimeout(() => { this.waiting.delete(key(requestId)); resolve(undefined); }, wait);
         this.waiting.set(key(requestId), (a) => { clearTimeout(timer); this.waiting.delete(key(requestId)); resolve(a as A); });
         this.send(this.o.topology.supernode, body(requestId)).catch(() => undefined);
       });
       if (answer !== undefined) return answer;
+      if (deadline !== undefined && this.now() >= deadline.at) throw deadline.error();
     }
     throw new EdgeshifuError('unavailable', `no answer from supernode ${this.o.topology.supernode} after ${attempts} tries`);
   }
@@ -181,13 +190,21 @@ export class RearNode {
     return answer.transaction;
   }
 
-  /** PURCHASE_FLAVOUR through the supernodes: the seller's signature checked, the contract countersigned. */
-  async purchase(flavour: Flavour, transactionId: string, durationMs?: number): Promise<SignedContract> {
+  /**
+   * PURCHASE_FLAVOUR through the supernodes: the seller's signature checked, the contract
+   * countersigned. With the transaction's `expiresAt`, the buyer stops waiting one reply timeout
+   * after it (a late answer still counts within it): the seller sells nothing past its expiry.
+   */
+  async purchase(flavour: Flavour, transactionId: string, durationMs?: number, expiresAt?: number): Promise<SignedContract> {
     const sn = this.o.topology.supernode;
+    const deadline = expiresAt === undefined ? undefined : {
+      at: expiresAt + (this.o.replyTimeoutMs ?? 2_000),
+      error: () => new EdgeshifuError('not-found', `transaction ${transactionId} expired at ${new Date(expiresAt).toISOString()} before ${flavour.owner.cluster} answered its purchase: reserve the flavour again`),
+    };
     const answer = await this.request<SaleAnswerMessage>((id) => `${id}/sale`, (requestId) => ({
       kind: 'rear-purchase', to: sn, requestId, path: [this.self], seller: flavour.owner.cluster, sellerDomain: flavour.owner.domain, transactionId, flavourId: flavour.id, buyer: this.self,
       ...(durationMs === undefined ? {} : { durationMs }),
-    }));
+    }), deadline);
     if (answer.contract === undefined || answer.sellerSignature === undefined) throw refusalError(answer);
     return buyerCountersigns(this.o.keyring, { contract: answer.contract, signatures: { seller: answer.sellerSignature } }, this.self);
   }

@@ -74,6 +74,8 @@ export class SolverReconciler {
   private readonly deps: SolverReconcilerDeps;
   private candidates: CandidateCache = new Map();
   private readonly written = new Map<string, Written>();
+  /** When each transaction this buyer holds expires on its seller (from the RESERVE's answer). */
+  private readonly expiries = new Map<string, number>();
 
   constructor(deps: SolverReconcilerDeps) {
     this.deps = deps;
@@ -121,7 +123,11 @@ export class SolverReconciler {
   private async refused(err: unknown, state: SolverState, step: (e: SolverEvent) => Promise<void>, phase: () => SolverState['phase']): Promise<ReconcileResult> {
     if (!isEdgeshifuError(err) || err.transient) throw err;
     if (state.flavourId !== undefined) this.candidates = forget(this.candidates, state.flavourId);
-    await step({ type: 'refused', step: state.phase === 'Purchasing' ? 'purchase' : 'reserve', message: err.message });
+    const expiresAt = state.transactionId === undefined ? undefined : this.expiries.get(state.transactionId);
+    if (state.transactionId !== undefined) this.expiries.delete(state.transactionId);
+    // a not-found past the transaction's expiry is the reservation lapsing, not a refusal
+    const expired = err.kind === 'not-found' && expiresAt !== undefined && this.now() >= expiresAt;
+    await step({ type: 'refused', step: state.phase !== 'Purchasing' ? 'reserve' : expired ? 'expiry' : 'purchase', message: err.message });
     return phase() === 'Discovering' ? { requeueAfterMs: 100 } : {};
   }
 
@@ -183,9 +189,12 @@ export class SolverReconciler {
       const transaction = await this.deps.node.reserve(flavour, chosen.step === 'reserve' ? chosen.take : {});
       if (!underCeiling(intent, transaction.price)) throw new EdgeshifuError('conflict', `the seller asks ${transaction.price.amount} ${transaction.price.currency} ${transaction.price.period}, above the ceiling`);
       transactionId = transaction.transactionId;
+      this.expiries.set(transactionId, transaction.expiresAt);
       await step({ type: 'reserved', transactionId });
     }
-    const signed = await this.deps.node.purchase(flavour, transactionId ?? '', intent.durationMs);
+    const bought = transactionId ?? '';
+    const signed = await this.deps.node.purchase(flavour, bought, intent.durationMs, this.expiries.get(bought));
+    this.expiries.delete(bought);
     await step({ type: 'purchased', contractId: signed.contract.contractId });
     await this.deps.bought?.(solver.metadata?.namespace ?? '', solver.metadata?.name ?? '', signed);
   }

@@ -85,6 +85,8 @@ test('Solver phases: each step named in the reason; a refused reservation goes b
   t.like(s, { phase: 'Purchasing', reason: 'WaitingForPurchase' });
   const failed = nextSolver(s, { type: 'refused', step: 'purchase', message: 'expired' }, 2);
   t.like(failed, { phase: 'Failed', reason: 'PurchaseRefused', message: 'expired (after 2 attempts)' });
+  t.like(nextSolver(s, { type: 'refused', step: 'expiry', message: 'transaction tx expired' }, 2), { phase: 'Failed', reason: 'ReservationExpired', message: 'transaction tx expired (after 2 attempts)' });
+  t.like(nextSolver({ ...s, attempts: 1 }, { type: 'refused', step: 'expiry', message: 'transaction tx expired' }, 2), { phase: 'Discovering', reason: 'ReservationExpired', attempts: 1 });
   s = nextSolver(s, { type: 'purchased', contractId: 'c1' }, 2);
   t.like(s, { phase: 'Peering', reason: 'WaitingForVirtualNode' });
   s = nextSolver(s, { type: 'peered' }, 2);

@@ -31,6 +31,9 @@ test('discovery, reservation and purchase across two domains through both supern
   t.like(transaction, { flavourId: flavour.id, buyer: 'cons-1', resources: r(1000, 1024, 2) });
   t.not(prov.market?.flavours()[0]?.id, flavour.id, 'the flavour shrank on the provider');
   t.is(prov.market?.flavours()[0]?.characteristics.cpu, 3000);
+  t.false(snA.node.candidates().has(flavour.id), 'the supernode forgot the flavour reserved through it: its id is gone');
+  const [rest] = await cons.node.discover({ architecture: 'amd64', bounds: { cpu: { min: 1000 } } });
+  t.like(rest, { id: prov.market?.flavours()[0]?.id, characteristics: { cpu: 3000 } }, 'the next discovery finds what is left, not the stale flavour');
 
   const signed = await cons.node.purchase(flavour, transaction.transactionId, 3_600_000);
   t.like(signed.contract, { buyer: 'cons-1', seller: { cluster: 'prov-1' }, resources: r(1000, 1024, 2), peering: { namespace: 'rear-cons-1' } });

@@ -1,7 +1,7 @@
 // Where an intent stands (pure): each event of the REAR workflow moves the Solver's phase, and the
 // reason names the step that blocks it, so `kubectl get solvers` says what is being waited on.
-// A refused reservation (the flavour went to another buyer) sends the Solver back to discovery,
-// at most `maxAttempts` times; then it fails with the last refusal. A discovery that finds nothing
+// A refused reservation (the flavour went to another buyer), or one that expired before its
+// purchase was answered, sends the Solver back to discovery, at most `maxAttempts` times; then it fails with the last refusal. A discovery that finds nothing
 // leaves it Pending (NoFlavourFound) until its next attempt (core/discovery-retry.ts), and Failed
 // (DeadlineExceeded) once its own deadline has passed.
 
@@ -34,7 +34,8 @@ export type SolverEvent =
   | { readonly type: 'discovery-failed'; readonly message: string }
   | { readonly type: 'reserve'; readonly flavourId: string; readonly provider: string }
   | { readonly type: 'reserved'; readonly transactionId: string }
-  | { readonly type: 'refused'; readonly step: 'reserve' | 'purchase'; readonly message: string }
+  /** `expiry`: the reservation expired before its purchase was answered. */
+  | { readonly type: 'refused'; readonly step: 'reserve' | 'purchase' | 'expiry'; readonly message: string }
   | { readonly type: 'purchased'; readonly contractId: string }
   | { readonly type: 'peered'; readonly virtualNode?: string }
   | { readonly type: 'contract-ended'; readonly message: string };
@@ -92,7 +93,7 @@ function discoveryStep(state: SolverState, event: DiscoveryEvent): SolverState {
 function contractStep(state: SolverState, event: Exclude<SolverEvent, DiscoveryEvent>, maxAttempts: number): SolverState {
   switch (event.type) {
     case 'refused': {
-      const reason = event.step === 'reserve' ? 'ReservationRefused' : 'PurchaseRefused';
+      const reason = { reserve: 'ReservationRefused', purchase: 'PurchaseRefused', expiry: 'ReservationExpired' }[event.step];
       if (state.attempts >= maxAttempts) return { ...state, phase: 'Failed', reason, message: `${event.message} (after ${state.attempts} attempts)` };
       return { phase: 'Discovering', reason, message: event.message, attempts: state.attempts };
     }

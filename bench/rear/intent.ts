@@ -1,0 +1,84 @@
+// REAR's intent → pod Running row of `npm run bench:rear`: the real controllers on three real
+// control planes (test/rear/controllers.ts: cons-a behind supernode sn-a, prov-b the seller, DRONE
+// on, every message signed), in this process. Per intent, one after another: a Solver created on
+// cons-a (discovery, reservation, purchase, the virtual node, the Allocation Active) → Solved, then
+// a one-replica Deployment tolerating its node's taint → the consumer's pod Running on the virtual
+// node (reflected from prov-b). Baseline in the same run: a plain one-replica Deployment created on
+// prov-b → its pod Running.
+import { loadavg } from 'node:os';
+import type { V1Pod } from '@kubernetes/client-node';
+import { waitFor } from '../../test/support/wait.ts';
+import type { Kube } from '../../test/support/cluster.ts';
+import { APPS } from '../../test/offload/support.ts';
+import { carriedDeployment } from '../../test/rear/peering-support.ts';
+import { createSolver, rearFederation, solverStatus } from '../../test/rear/controllers.ts';
+import { benchContext, percentile } from '../offload-common.ts';
+
+const POLL = { timeoutMs: 180_000, intervalMs: 10 };
+
+export interface IntentFigures { solved: number[]; running: number[]; baseline: number[]; loadBefore: string; loadAfter: string }
+
+const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
+
+async function runningPod(kube: Kube, namespace: string, app: string, node?: string): Promise<V1Pod> {
+  return waitFor(`${app} Running`, async () => {
+    const pods = (await kube.core.listNamespacedPod({ namespace, labelSelector: `app=${app}` })).items;
+    return pods.find((p) => p.status?.phase === 'Running' && (node === undefined || p.spec?.nodeName === node));
+  }, POLL);
+}
+
+export async function intentRow(intents: number, baselines: number): Promise<IntentFigures> {
+  const { t, done } = benchContext();
+  const loadBefore = load();
+  try {
+    // partitions from 250m (the default least is 500m: eight intents would take the whole slice)
+    const { cons, prov } = await rearFederation(t, ['--rear-min', 'cpu=250m,memory=256Mi,pods=1']);
+    await prov.kube.core.createNamespace({ body: { metadata: { name: 'bench' } } });
+    const solved: number[] = [];
+    const running: number[] = [];
+    for (let i = 0; i < intents; i += 1) {
+      const name = `intent-${String(i)}`;
+      const started = Date.now();
+      // 250m each: sixteen intents fit in prov-b's slice (4 cpu); 10 min, so no contract ends during the run
+      await createSolver(cons.kube, name, { resources: { cpu: '250m', memory: '256Mi', pods: 1 }, durationSeconds: 600, remoteOnly: true, maxPrice: { amount: '5', currency: 'EUR', period: 'hourly' } });
+      const status = await waitFor(`${name} Solved`, async () => {
+        const s = await solverStatus(cons.kube, name);
+        // the last state seen is in the error, should the wait run out
+        if (s?.phase !== 'Solved') throw new Error(`${name} ${s?.phase ?? ''}/${s?.reason ?? ''}: ${s?.message ?? ''}`);
+        return s;
+      }, POLL);
+      solved.push(Date.now() - started);
+      const node = status.virtualNode ?? '';
+      // prov-b's Federation for cons-a hosts images under example.com/ only
+      const body = carriedDeployment(name, APPS, { node, contractId: status.contractID ?? '' });
+      const container = body.spec?.template.spec?.containers[0];
+      if (container !== undefined) container.image = 'example.com/web:1';
+      await cons.kube.apps.createNamespacedDeployment({ namespace: APPS, body });
+      await runningPod(cons.kube, APPS, name, node);
+      running.push(Date.now() - started);
+    }
+    const baseline: number[] = [];
+    for (let i = 0; i < baselines; i += 1) {
+      const name = `plain-${String(i)}`;
+      const started = Date.now();
+      const body = carriedDeployment(name, 'bench', { node: '', contractId: 'none' });
+      delete body.spec?.template.spec?.nodeSelector;
+      await prov.kube.apps.createNamespacedDeployment({ namespace: 'bench', body });
+      await runningPod(prov.kube, 'bench', name);
+      baseline.push(Date.now() - started);
+    }
+    return { solved, running, baseline, loadBefore, loadAfter: load() };
+  } finally {
+    await done();
+  }
+}
+
+export function printIntentRow(f: IntentFigures): void {
+  const row = (label: string, ms: readonly number[]): string => `${label.padEnd(46)} p50 ${percentile(ms, 50).toFixed(0).padStart(6)} ms   p99 ${percentile(ms, 99).toFixed(0).padStart(6)} ms   (n=${ms.length})`;
+  console.log(`REAR intent → pod Running, three control planes, the real controllers; load average before ${f.loadBefore}`);
+  console.log(row('Solver created → Solved (virtual node Ready)', f.solved));
+  console.log(row('Solver created → pod Running on the virtual node', f.running));
+  console.log(row('baseline: plain Deployment on the provider', f.baseline));
+  console.log(`intent → pod Running p50 / baseline p50: ×${(percentile(f.running, 50) / percentile(f.baseline, 50)).toFixed(2)}; p99: ×${(percentile(f.running, 99) / percentile(f.baseline, 99)).toFixed(2)}`);
+  console.log(`load average after ${f.loadAfter}`);
+}
