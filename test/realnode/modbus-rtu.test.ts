@@ -18,7 +18,7 @@ import type { Kube } from '../support/cluster.ts';
 import type { RealNodeCluster } from '../support/realnode/node.ts';
 import { waitFor } from '../support/wait.ts';
 import { GROUP, VERSION } from '../../shared/crds/resources.ts';
-import { applyKustomization, applyObjects, diagnosis, httpGet, httpPost, readyPods, realNodeWithImage, REPO } from './support.ts';
+import { applyObjects, diagnosis, httpGet, httpPost, readyPods, singleNodeWithDevices } from './support.ts';
 
 let node: RealNodeCluster;
 let kube: Kube;
@@ -48,10 +48,7 @@ async function podsDiagnosis(namespace: string, selector: string): Promise<strin
 }
 
 test.serial.before(async () => {
-  ({ node, kube } = await realNodeWithImage());
-  await applyKustomization(kube, join(REPO, 'manifests', 'overlays', 'single-node'));
-  await readyPods(kube, 'edgeshifu-system', 'app.kubernetes.io/name=edgeshifu-controller');
-  await kube.core.createNamespace({ body: { metadata: { name: DEVICES } } });
+  ({ node, kube } = await singleNodeWithDevices(DEVICES));
 });
 test.after.always(async () => { await (node as RealNodeCluster | undefined)?.stop(); });
 

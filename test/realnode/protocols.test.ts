@@ -16,17 +16,14 @@ import { waitFor } from '../support/wait.ts';
 import { GROUP, VERSION } from '../../shared/crds/resources.ts';
 import type { Lwm2mRegistration } from '../../shared/crds/lwm2m-status.ts';
 import { BENCH_PROTOCOLS, deviceName, protocolObjects } from '../../bench/realnode-devices.ts';
-import { applyKustomization, applyObjects, diagnosis, httpGet, httpPost, IMAGE, readyPods, realNodeWithImage, REPO } from './support.ts';
+import { applyObjects, diagnosis, httpGet, httpPost, IMAGE, readyPods, singleNodeWithDevices } from './support.ts';
 
 let node: RealNodeCluster;
 let kube: Kube;
 const DEVICES = 'devices';
 
 test.serial.before(async () => {
-  ({ node, kube } = await realNodeWithImage());
-  await applyKustomization(kube, join(REPO, 'manifests', 'overlays', 'single-node'));
-  await readyPods(kube, 'edgeshifu-system', 'app.kubernetes.io/name=edgeshifu-controller');
-  await kube.core.createNamespace({ body: { metadata: { name: DEVICES } } });
+  ({ node, kube } = await singleNodeWithDevices(DEVICES));
 });
 test.after.always(async () => { await (node as RealNodeCluster | undefined)?.stop(); });
 

@@ -32,6 +32,18 @@ export async function realNodeWithImage(options: Omit<RealNodeOptions, 'images'>
   }
 }
 
+/**
+ * A real node with the image, the single-node overlay applied, its controller Ready, and a
+ * namespace for the devices a test makes: where a test of a device as users run it starts.
+ */
+export async function singleNodeWithDevices(devices: string): Promise<{ node: RealNodeCluster; kube: Kube }> {
+  const started = await realNodeWithImage();
+  await applyKustomization(started.kube, join(REPO, 'manifests', 'overlays', 'single-node'));
+  await readyPods(started.kube, 'edgeshifu-system', 'app.kubernetes.io/name=edgeshifu-controller');
+  await started.kube.core.createNamespace({ body: { metadata: { name: devices } } });
+  return started;
+}
+
 /** `kubectl apply -k` of a kustomization: a repository overlay, or one written here on top of it. */
 export async function applyKustomization(kube: Kube, dir: string): Promise<void> {
   const applied = await kubectl(kube.kubeconfigPath, ['apply', '-k', dir]);
