@@ -167,6 +167,8 @@ test.serial('a load run under the manifests\' memory limits: no container is OOM
   await readyPods(kube, 'deviceshifu', 'app.kubernetes.io/name=deviceshifu', 17);
   for (const namespace of [SYSTEM, 'deviceshifu', DEVICES]) {
     for (const pod of (await kube.core.listNamespacedPod({ namespace })).items) {
+      // the run proves something only if each container ran under a memory limit of its manifest
+      for (const container of pod.spec?.containers ?? []) t.truthy(container.resources?.limits?.memory, `${namespace}/${pod.metadata?.name ?? ''} ${container.name} has a memory limit`);
       for (const status of pod.status?.containerStatuses ?? []) {
         const reasons = [status.lastState?.terminated?.reason, status.state?.terminated?.reason];
         t.false(reasons.includes('OOMKilled'), `${namespace}/${pod.metadata?.name ?? ''} ${status.name}`);

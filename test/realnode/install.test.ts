@@ -4,18 +4,19 @@
 // probes and restricted security context; shifud reporting the node's own resources; a mock
 // device from the same image; the deviceShifu the controller makes for its EdgeDevice, called
 // through its Service's ClusterIP, and from a pod through its Service's DNS name (CoreDNS) with the
-// device itself addressed by name; its status writes allowed by its Role, and nothing more.
-import test from 'ava';
+// device itself addressed by name; its status writes allowed by its Role, and nothing more. The
+// restricted security context is read back from each running process (/proc), as runc applied it.
+import test, { type ExecutionContext } from 'ava';
 import { request } from 'node:https';
 import { readFile } from 'node:fs/promises';
-import { CoordinationV1Api } from '@kubernetes/client-node';
+import { CoordinationV1Api, type V1Pod } from '@kubernetes/client-node';
 import type { Kube } from '../support/cluster.ts';
 import type { RealNodeCluster } from '../support/realnode/node.ts';
 import { waitFor } from '../support/wait.ts';
 import { GROUP, VERSION } from '../../shared/crds/resources.ts';
 import { join } from 'node:path';
 import { CLUSTER_DNS_IP } from '../support/realnode/coredns.ts';
-import { addThermometers, applyKustomization, applyObjects, diagnosis, httpGet, readyPods, realNodeWithImage, REPO, runClientPod } from './support.ts';
+import { addThermometers, applyKustomization, applyObjects, containerProcess, diagnosis, httpGet, readyPods, realNodeWithImage, REPO, runClientPod } from './support.ts';
 
 let node: RealNodeCluster;
 let kube: Kube;
@@ -26,6 +27,18 @@ test.serial.before(async () => {
   ({ node, kube } = await realNodeWithImage());
 });
 test.after.always(async () => { await (node as RealNodeCluster | undefined)?.stop(); });
+
+/** The restricted security context as runc applied it to the running process, not only as the spec asks. */
+async function assertRestricted(t: ExecutionContext, pod: V1Pod | undefined, container: string): Promise<void> {
+  const proc = await containerProcess(pod!, container);
+  t.log(`${pod?.metadata?.name ?? '?'}/${container}: ${JSON.stringify(proc)}`);
+  t.is(proc.uid, 65532, `${container} runs as the image's non-root user`);
+  t.is(proc.capEff, '0000000000000000', `${container}: no effective capability`);
+  t.is(proc.capBnd, '0000000000000000', `${container}: every capability dropped, none can be regained`);
+  t.true(proc.noNewPrivs, `${container}: allowPrivilegeEscalation false (no_new_privs)`);
+  t.true(proc.seccompFilter, `${container}: the RuntimeDefault seccomp filter`);
+  t.true(proc.rootReadOnly, `${container}: read-only root filesystem`);
+}
 
 test.serial('the single-node overlay runs the controller in-cluster on the real node: Lease, probes, restricted security context', async (t) => {
   await applyKustomization(kube, join(REPO, 'manifests', 'overlays', 'single-node'));
@@ -39,6 +52,7 @@ test.serial('the single-node overlay runs the controller in-cluster on the real 
   const security = pod?.spec?.containers[0]?.securityContext;
   t.is(security?.readOnlyRootFilesystem, true);
   t.deepEqual(security?.capabilities?.drop, ['ALL']);
+  await assertRestricted(t, pod, 'controller');
   const lease = await waitFor('the controller to hold its Lease', async () => {
     const l = await kube.kc.makeApiClient(CoordinationV1Api).readNamespacedLease({ name: 'edgeshifu-controller', namespace: SYSTEM });
     return l.spec?.holderIdentity === pod?.metadata?.name ? l : undefined;
@@ -49,6 +63,7 @@ test.serial('the single-node overlay runs the controller in-cluster on the real 
 test.serial('shifud on the real node reports the node\'s own resources', async (t) => {
   const [pod] = await readyPods(kube, SYSTEM, 'app.kubernetes.io/name=shifud');
   t.is(pod?.spec?.nodeName, node.nodeName);
+  await assertRestricted(t, pod, 'shifud');
   const kubeNode = await kube.core.readNode({ name: node.nodeName });
   const edgeNode = await waitFor('shifud to report the real node', async () => {
     const found = await kube.custom.getClusterCustomObject({ group: GROUP, version: VERSION, plural: 'edgenodes', name: node.nodeName }) as { status?: { capacity?: { cpu?: string; memory?: string }; lastHeartbeatTime?: string } };
@@ -84,6 +99,7 @@ test.serial('a mock device pod, its EdgeDevice, and the deviceShifu the kubelet 
   t.is(mock?.spec?.nodeName, node.nodeName, 'the mock device runs as a pod from the same image');
   const [pod] = await readyPods(kube, 'deviceshifu', 'app=edgedevice-thermometer-deployment');
   t.is(pod?.spec?.nodeName, node.nodeName, 'the kubelet runs the deviceShifu');
+  await assertRestricted(t, pod, 'deviceshifu');
   const service = await kube.core.readNamespacedService({ name: 'edgedevice-thermometer', namespace: 'deviceshifu' });
   const ip = service.spec?.clusterIP ?? '';
   const port = service.spec?.ports?.[0]?.port ?? 80;

@@ -13,6 +13,7 @@ import { GROUP, VERSION } from '../../shared/crds/resources.ts';
 import { buildImage } from '../../image/build.ts';
 import { Kube } from '../support/cluster.ts';
 import { kubectl } from '../support/kubectl.ts';
+import { ctr } from '../support/realnode/containerd.ts';
 import { startRealNodeCluster, type RealNodeCluster, type RealNodeOptions } from '../support/realnode/node.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -99,6 +100,21 @@ export async function readyPods(kube: Kube, namespace: string, selector: string,
 export function containerId(pod: V1Pod, name: string): string {
   const id = pod.status?.containerStatuses?.find((c) => c.name === name)?.containerID ?? '';
   return id.replace(/^containerd:\/\//, '');
+}
+
+/** A container's main process as the kernel sees it: what the kubelet and runc really applied. */
+export interface ContainerProcess { uid: number; gid: number; capEff: string; capBnd: string; noNewPrivs: boolean; seccompFilter: boolean; rootReadOnly: boolean }
+
+export async function containerProcess(pod: V1Pod, container: string): Promise<ContainerProcess> {
+  const id = containerId(pod, container);
+  const row = (await ctr(['tasks', 'ls'])).split('\n').map((l) => l.trim().split(/\s+/)).find((cols) => cols[0] === id);
+  if (row?.[1] === undefined) throw new Error(`no running task for container ${container} of ${pod.metadata?.name ?? '?'} (${id})`);
+  const [status, mountinfo] = await Promise.all([readFile(`/proc/${row[1]}/status`, 'utf8'), readFile(`/proc/${row[1]}/mountinfo`, 'utf8')]);
+  const field = (name: string): string => new RegExp(`^${name}:\\s+(.*)$`, 'm').exec(status)?.[1] ?? '';
+  // mountinfo: the fifth field is the mount point, the sixth its per-mount options
+  const root = mountinfo.split('\n').map((l) => l.split(' ')).find((f) => f[4] === '/');
+  return { uid: Number(field('Uid').split(/\s+/)[0]), gid: Number(field('Gid').split(/\s+/)[0]), capEff: field('CapEff'), capBnd: field('CapBnd'),
+    noNewPrivs: field('NoNewPrivs') === '1', seccompFilter: field('Seccomp') === '2', rootReadOnly: root?.[5]?.split(',').includes('ro') === true };
 }
 
 export async function applyObjects(kube: Kube, objects: readonly object[]): Promise<void> {
