@@ -4,7 +4,7 @@
 // read), idle and after load: the controller, shifud, and per protocol (HTTP, MQTT, OPC UA, Modbus
 // TCP, LwM2M) a deviceShifu and its mock; then EdgeDevice created -> deviceShifu pod Ready over N devices
 // against a bare Deployment of the same image created in the same run, interleaved one by one.
-//   npm run bench:realnode [-- --devices 50 --calls 5000 --idle-seconds 60 --protocols all]
+//   npm run bench:realnode [-- --devices 50 --calls 5000 --idle-seconds 60 --quiet-seconds 15 --protocols all]
 // --devices 0 leaves the latency run out. --controller-devices 10000 [--kwok-nodes 100
 // --settle-seconds 300 --bundle-minutes 0 --kube-api-qps 20 --controller-workers 16
 // --workers-after-minutes 4 (0: from the start)] measures instead the controller, in a pod on the real
@@ -28,11 +28,13 @@ const { values } = parseArgs({ options: {
   devices: { type: 'string', default: '50' }, calls: { type: 'string', default: '5000' }, 'idle-seconds': { type: 'string', default: '60' },
   protocols: { type: 'string', default: 'all' }, 'controller-devices': { type: 'string', default: '0' }, 'kwok-nodes': { type: 'string', default: '100' }, 'settle-seconds': { type: 'string', default: '300' }, 'bundle-minutes': { type: 'string', default: '0' },
   'kube-api-qps': { type: 'string', default: '' }, 'controller-workers': { type: 'string', default: '0' }, 'workers-after-minutes': { type: 'string', default: '0' },
+  'quiet-seconds': { type: 'string', default: '15' },
 } });
 const PROTOCOLS = pickProtocols(values.protocols);
 const DEVICES = Number(values.devices);
 const CALLS = Number(values.calls);
 const IDLE_MS = Number(values['idle-seconds']) * 1000;
+const QUIET_MS = Number(values['quiet-seconds']) * 1000;
 
 interface Component { label: string; match: (ns: string, pod: string) => boolean }
 
@@ -107,13 +109,25 @@ async function addProtocolDevices(kube: Kube): Promise<void> {
   }
 }
 
-async function loadEach(kube: Kube): Promise<void> {
+/**
+ * Each protocol's load in turn; its deviceShifu and mock are read QUIET_MS after their own load
+ * (deviceShifu collects once a busy spell ends), so every protocol is read at the same moment.
+ */
+async function loadEach(kube: Kube, node: RealNodeCluster): Promise<Map<string, { ws: number; rss: number }>> {
+  const settled = new Map<string, { ws: number; rss: number }>();
   for (const p of PROTOCOLS) {
     const service = await kube.core.readNamespacedService({ name: deviceName(p), namespace: 'deviceshifu' });
     const started = performance.now();
     const ok = await load(service.spec?.clusterIP ?? '', p.device.tryInstruction, CALLS);
     console.log(`load, ${p.label}: ${ok} of ${CALLS} /${p.device.tryInstruction} calls answered 200 through the ClusterIP (16 at a time, ${((performance.now() - started) / 1000).toFixed(1)} s)`);
+    await delay(QUIET_MS);
+    const sets = await workingSets(node);
+    for (const label of [`deviceShifu, ${p.label}`, `mock device, ${p.label}`]) {
+      const m = sets.get(label);
+      if (m !== undefined) settled.set(label, m);
+    }
   }
+  return settled;
 }
 
 async function latency(kube: Kube): Promise<void> {
@@ -153,7 +167,8 @@ async function main(): Promise<void> {
     await delay(IDLE_MS);
     printMemory(`idle, ${IDLE_MS / 1000} s after Ready (load average ${loadAverage()})`, await workingSets(node));
     console.log('');
-    await loadEach(kube);
+    const settled = await loadEach(kube, node);
+    printMemory(`each protocol's deviceShifu and mock ${QUIET_MS / 1000} s after its own ${CALLS} calls (controller and shifud: now; load average ${loadAverage()})`, new Map([...await workingSets(node), ...settled]));
     if (DEVICES > 0) await latency(kube);
     printMemory(`after load (${CALLS} calls per protocol${DEVICES > 0 ? `, then ${DEVICES} devices made by the controller` : ''}; load average ${loadAverage()})`, await workingSets(node));
     const devices = await kube.custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: 'devices', plural: 'edgedevices' }) as { items: unknown[] };
