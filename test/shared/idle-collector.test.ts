@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { collected, idleStep, STARTING, type IdleCollectorSettings, type IdleDecision, type IdleReading, type IdleState } from '../../shared/idle-collector.ts';
 
 const MiB = 1024 * 1024;
-const SETTINGS: IdleCollectorSettings = { intervalMs: 2000, quietBelow: 0.02, minGapIntervals: 5, minGrowthBytes: 4 * MiB };
+const SETTINGS: IdleCollectorSettings = { intervalMs: 2000, quietBelow: 0.02, minGapIntervals: 5, minGrowthBytes: 6 * MiB };
 const BUSY = 0.5;
 const QUIET = 0.001;
 /** What a collection leaves committed, in these tests. */
