@@ -7,7 +7,7 @@ import { admissible } from '../auction/budget.ts';
 import { allows } from '../model.ts';
 import type { AcknowledgeMessage, HostReplyMessage, MoveReleaseMessage, MoveRequestMessage } from '../messages/index.ts';
 import type { MoveState } from './reclaim-state.ts';
-import type { Step } from './state.ts';
+import { appKey, type Step } from './state.ts';
 import { rebid } from './participant.ts';
 import { capacityView } from './view.ts';
 
@@ -62,6 +62,9 @@ function reserved(step: Step, move: MoveState): void {
   const placed = state.placements.get(move.app);
   if (placed === undefined) return;
   placed.placement[move.component] = move.target;
+  // A solution sent again late names the new host, or the new host would give the component back.
+  const closed = state.apps.get(appKey(state.config.cluster, move.app));
+  if (closed?.lastSolution?.kind === 'solution' && closed.lastSolution.outcome === 'placed') closed.lastSolution = { ...closed.lastSolution, placement: { ...placed.placement } };
   out.events.push({ type: 'moved', app: move.app, origin: state.config.cluster, component: move.component, from: move.from, to: move.target, reason: `moved to make room for ${move.requester}'s job` });
   if (move.from === state.config.cluster) {
     state.ledger.release(state.config.cluster, move.app, move.component);
