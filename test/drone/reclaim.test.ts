@@ -19,8 +19,10 @@ function job(app: string, origin: string, needs: readonly Resources[]): Job {
   return { app, origin, components: needs.map((resources, i) => ({ name: `p${String(i)}`, image: 'registry.example/i:1', resources })) };
 }
 
+interface ClusterCase { readonly id: string; readonly offer: ReclaimOffer; readonly pinned: readonly string[] }
+
 /** A cluster's state with hosted components (some launched and pinned), and the offer it makes. */
-const clusterArb = (id: string, ids: readonly string[]) => fc.record({
+const clusterArb = (id: string, ids: readonly string[]): fc.Arbitrary<ClusterCase> => fc.record({
   free: fc.integer({ min: 0, max: 12 }).map(units),
   scale: fc.constantFrom(50, 75, 100),
   hosted: fc.array(fc.record({ origin: fc.constantFrom(...ids), size: need, pinned: fc.boolean() }), { maxLength: 4 }),
@@ -30,7 +32,7 @@ const clusterArb = (id: string, ids: readonly string[]) => fc.record({
     state.ledger.hostOwn({ origin: h.origin, app: `a-${id}-${String(i)}`, component: 'p0', resources: h.size }, 0);
     if (h.pinned) state.ledger.pin(h.origin, `a-${id}-${String(i)}`, 'p0');
   });
-  return { id, free, scale, state, offer: offerOf(state), pinned: hosted.flatMap((h, i) => (h.pinned ? [`${h.origin}/a-${id}-${String(i)}/p0`] : [])) };
+  return { id, offer: offerOf(state), pinned: hosted.flatMap((h, i) => (h.pinned ? [`${h.origin}/a-${id}-${String(i)}/p0`] : [])) };
 });
 
 const federationArb = fc.integer({ min: 2, max: 5 }).chain((n) => {
