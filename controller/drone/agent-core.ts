@@ -8,7 +8,7 @@ import { Job, type Resources } from './model.ts';
 import { onResources } from './core/host-replies.ts';
 import { originTick, submit } from './core/origin-auction.ts';
 import { fail } from './core/origin-commit.ts';
-import { reclaimTick, startReclaim } from './core/reclaim-origin.ts';
+import { reclaimConflict, reclaimTick, startReclaim } from './core/reclaim-origin.ts';
 import { flush, rebid } from './core/participant.ts';
 import { receive } from './core/receive.ts';
 import { appKey, emptyOutput, newCore, type CoreState, type DroneConfig, type Output } from './core/state.ts';
@@ -64,6 +64,8 @@ export class DroneCore {
   reclaim(job: Job, now: number): Output {
     const valid = jobValidator.parse(job, `job ${JSON.stringify((job as Partial<Job>).app ?? '?')}`);
     if (valid.origin !== this.cluster) throw new EdgeshifuError('invalid', `job ${valid.app}: origin is ${valid.origin}, but this agent is ${this.cluster}`);
+    const conflict = reclaimConflict(this.state, valid.app);
+    if (conflict !== undefined) throw new EdgeshifuError('conflict', conflict);
     return this.run(now, (out) => { startReclaim({ state: this.state, now, out }, valid); });
   }
 

@@ -158,6 +158,14 @@ for (const mode of ['open', 'sealed'] as const) {
   });
 }
 
+test('bad reclaims are refused with what to fix: another origin, an app placed or being reclaimed', (t) => {
+  const fed = fullFederation('open');
+  t.throws(() => fed.agent('o').reclaim(job('x', 'p', [units(1)]), fed.now), { message: /origin is p, but this agent is o/ });
+  t.throws(() => fed.agent('p').reclaim(job('small', 'p', [units(1)]), fed.now), { message: /small is placed already/ });
+  fed.reclaim(job('large-r', 'o', [units(4)]));
+  t.throws(() => fed.agent('o').reclaim(job('large-r', 'o', [units(4)]), fed.now), { message: /already being reclaimed/ });
+});
+
 test('a launched component whose deployment allows moving is moved', (t) => {
   const fed = fullFederation('open');
   fed.agent('a').launched({ origin: 'p', app: 'small', component: 'p0', movable: true }, fed.now);

@@ -20,12 +20,19 @@ function failed(step: Step, job: Job, reason: string): void {
   step.out.events.push({ type: 'failed', app: job.app, origin: job.origin, reason: `reclaim: ${reason}` });
 }
 
-/** Starts a reclaim for `job` (a new app id: the one that failed is closed). */
+/** Why `app` cannot be reclaimed now (it is placed, in an auction or in a reclaim), or undefined. */
+export function reclaimConflict(state: CoreState, app: string): string | undefined {
+  const open = state.apps.get(appKey(state.config.cluster, app));
+  if (state.placements.has(app)) return `app ${app} is placed already: reclaim a failed job under a new app id`;
+  if (open !== undefined && !open.closed) return `app ${app} is still in its auction`;
+  return state.reclaims.has(app) ? `app ${app} is already being reclaimed` : undefined;
+}
+
+/** Starts a reclaim for `job` (a new app id: the one that failed is closed); reclaimConflict() first. */
 export function startReclaim(step: Step, job: Job): void {
   const { state, now, out } = step;
   const self = state.config.cluster;
-  const open = state.apps.get(appKey(self, job.app));
-  if (state.reclaims.has(job.app) || (open !== undefined && !open.closed) || state.placements.has(job.app)) return;
+  if (reclaimConflict(state, job.app) !== undefined) return;
   const called = new Set(state.slices.members(now).filter((p) => p !== self));
   const reclaim: ReclaimState = { job, called, offers: new Map([[self, offerOf(state)]]), startedAt: now, phase: 'offers', lastSent: now };
   state.reclaims.set(job.app, reclaim);
