@@ -166,6 +166,21 @@ test('bad reclaims are refused with what to fix: another origin, an app placed o
   t.throws(() => fed.agent('o').reclaim(job('large-r', 'o', [units(4)]), fed.now), { message: /already being reclaimed/ });
 });
 
+test('an app withdrawn while its component is being moved: the move is refused and no cluster keeps the component', (t) => {
+  const fed = fullFederation('open');
+  fed.reclaim(job('large-r', 'o', [units(4)]));
+  // call, offers, decision, then the move request reaches p and p asks c
+  const asked = (): boolean => fed.sent.some((m) => m.from === 'p' && m.message.kind === 'offload-request' && m.message.requestId.includes('.move.'));
+  for (let i = 0; i < 50 && !asked(); i += 1) fed.run(fed.now + 1);
+  t.true(asked());
+  fed.withdraw('p', 'small');
+  fed.run(fed.now + SETTLE_MS);
+  t.regex((fed.outcomes().get('o/large-r')?.[0] as { reason?: string } | undefined)?.reason ?? '', /withdrawn during the move/);
+  t.deepEqual(placedOnce(fed, [['b', 'large-b']]), undefined);
+  t.false([...fed.agents.values()].some((a) => a.hosted().some((h) => h.app === 'small')));
+  t.is(fed.events.filter((e) => e.event.type === 'moved').length, 0);
+});
+
 test('a launched component whose deployment allows moving is moved', (t) => {
   const fed = fullFederation('open');
   fed.agent('a').launched({ origin: 'p', app: 'small', component: 'p0', movable: true }, fed.now);

@@ -60,7 +60,13 @@ function released(step: Step, move: MoveState): void {
 function reserved(step: Step, move: MoveState): void {
   const { state, out } = step;
   const placed = state.placements.get(move.app);
-  if (placed === undefined) return;
+  if (placed === undefined) {
+    // Withdrawn while the target reserved it: the target gives it back, nothing moved.
+    if (move.target !== state.config.cluster) sendRelease(step, move, move.target);
+    else state.ledger.release(state.config.cluster, move.app, move.component);
+    refuseMove(step, move, `${move.app} was withdrawn during the move`);
+    return;
+  }
   placed.placement[move.component] = move.target;
   // A solution sent again late names the new host, or the new host would give the component back.
   const closed = state.apps.get(appKey(state.config.cluster, move.app));
