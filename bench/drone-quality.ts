@@ -5,7 +5,10 @@
 // places whole jobs). A failed job is put to auction again as the origin's reconciler does it
 // (controller/offload/origin-reconciler.ts: one re-auction at a time per origin), so the figures
 // are given at the first try and after the retries.
-// Usage: npm run bench:drone-quality [-- --instances 200] [--retries serial|together]
+// Jobs still failed after the retries are then submitted once more with reclaim (DroneCore.reclaim,
+// the same core the controller runs): at most `--reclaim` (default 1) placed, not launched
+// components move to make room; `--reclaim off` leaves reclaim out (the figures before it).
+// Usage: npm run bench:drone-quality [-- --instances 200] [--retries serial|together] [--reclaim off|0|1]
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import type { Timers } from '../controller/drone/agent-core.ts';
@@ -54,16 +57,17 @@ function placed(fed: SimFederation, origin: string, app: string): boolean {
   return fed.outcomes().get(`${origin}/${app}`)?.[0]?.type === 'placed';
 }
 
-export interface Run { readonly mode: 'open' | 'sealed'; readonly seed: number; readonly arrival: Arrival; readonly retries: Retries; readonly timers?: Partial<Timers> }
+export interface Run { readonly mode: 'open' | 'sealed'; readonly seed: number; readonly arrival: Arrival; readonly retries: Retries; readonly timers?: Partial<Timers>; readonly reclaim?: number }
 
 /** One retry round: every origin's failed jobs under a new app id, one at a time per origin (origins side by side) or all at once. */
-function retryRound(fed: SimFederation, failed: readonly Job[], round: { readonly n: number; readonly retries: Retries }, latest: Map<string, string>): void {
+function retryRound(fed: SimFederation, failed: readonly Job[], round: { readonly n: number; readonly retries: Retries; readonly reclaim?: boolean }, latest: Map<string, string>): void {
   const queues = new Map<string, Job[]>();
   for (const j of failed) queues.set(j.origin, [...(queues.get(j.origin) ?? []), j]);
   const resubmit = (j: Job): void => {
     const app = `${j.app}.r${String(round.n)}`;
     latest.set(j.app, app);
-    fed.submit({ ...j, app });
+    if (round.reclaim === true) fed.reclaim({ ...j, app });
+    else fed.submit({ ...j, app });
   };
   while ([...queues.values()].some((q) => q.length > 0)) {
     for (const q of queues.values()) q.splice(0, round.retries === 'serial' ? 1 : q.length).forEach(resubmit);
@@ -72,8 +76,8 @@ function retryRound(fed: SimFederation, failed: readonly Job[], round: { readonl
 }
 
 /** The auction's result: jobs placed at the first try, and after retry rounds (while one places something). */
-export function auction(inst: Instance, run: Run): { first: number; retried: number; fed: SimFederation; placedJobs: Job[] } {
-  const fed = new SimFederation(inst.clusters, { seed: run.seed, mode: run.mode, ...(run.timers === undefined ? {} : { timers: run.timers }) });
+export function auction(inst: Instance, run: Run): { first: number; retried: number; reclaimed: number; fed: SimFederation; placedJobs: Job[] } {
+  const fed = new SimFederation(inst.clusters, { seed: run.seed, mode: run.mode, ...(run.timers === undefined ? {} : { timers: run.timers }), ...(run.reclaim === undefined ? {} : { reclaimMoves: run.reclaim }) });
   fed.start();
   fed.run(10);
   for (const group of arrivals(inst.jobs, run.arrival)) {
@@ -88,13 +92,22 @@ export function auction(inst: Instance, run: Run): { first: number; retried: num
     retryRound(fed, inst.jobs.filter((j) => !done(j)), { n: round, retries: run.retries }, latest);
     if (inst.jobs.filter(done).length === before) break;
   }
-  return { first, retried: inst.jobs.filter(done).length, fed, placedJobs: inst.jobs.filter(done) };
+  const retried = inst.jobs.filter(done).length;
+  // Then the jobs still failed with reclaim, one at a time per origin, up to three rounds while one places something.
+  for (let round = 1; run.reclaim !== undefined && round <= 3; round += 1) {
+    const before = inst.jobs.filter(done).length;
+    retryRound(fed, inst.jobs.filter((j) => !done(j)), { n: 10 + round, retries: 'serial', reclaim: true }, latest);
+    if (inst.jobs.filter(done).length === before) break;
+  }
+  return { first, retried, reclaimed: inst.jobs.filter(done).length, fed, placedJobs: inst.jobs.filter(done) };
 }
 
-export interface Quality { scenario: Scenario; retries: Retries; mode: 'open' | 'sealed'; instances: number; placed: number; retried: number; best: number; optimal: number }
+export interface Quality { scenario: Scenario; retries: Retries; mode: 'open' | 'sealed'; instances: number; placed: number; retried: number; reclaimed: number; best: number; optimal: number; optimalBefore: number }
 
 /** `timers`: the agents' timers other than the defaults (the benchmark's BENCH_TIMERS). */
-export function placementQuality(count: number, timers?: Partial<Timers>, scenario: Scenario = BASE, retries: Retries = 'serial'): Quality[] {
+/** `reclaim`: most moves per reclaim, for the jobs the retries left (undefined: no reclaim). */
+export function placementQuality(count: number, timers?: Partial<Timers>, scenario: Scenario = BASE, options: { readonly retries?: Retries; readonly reclaim?: number } = {}): Quality[] {
+  const { retries = 'serial', reclaim } = options;
   const cases = Array.from({ length: count }, (_, i) => {
     const inst = instance(scenario, i + 1);
     return { seed: i + 1, inst, best: optimum(inst.clusters, inst.jobs) };
@@ -102,16 +115,20 @@ export function placementQuality(count: number, timers?: Partial<Timers>, scenar
   return (['open', 'sealed'] as const).map((mode) => {
     let first = 0;
     let retried = 0;
+    let reclaimed = 0;
+    let optimalBefore = 0;
     let top = 0;
     let optimal = 0;
     for (const { seed, inst, best } of cases) {
-      const a = auction(inst, { mode, seed, arrival: scenario.arrival, retries, ...(timers === undefined ? {} : { timers }) });
+      const a = auction(inst, { mode, seed, arrival: scenario.arrival, retries, ...(timers === undefined ? {} : { timers }), ...(reclaim === undefined ? {} : { reclaim }) });
       first += a.first;
       retried += a.retried;
+      reclaimed += a.reclaimed;
       top += best;
-      if (a.retried >= best) optimal += 1;
+      if (a.retried >= best) optimalBefore += 1;
+      if (a.reclaimed >= best) optimal += 1;
     }
-    return { scenario, retries, mode, instances: count, placed: first, retried, best: top, optimal };
+    return { scenario, retries, mode, instances: count, placed: first, retried, reclaimed, best: top, optimal, optimalBefore };
   });
 }
 
@@ -119,7 +136,7 @@ export function placementQuality(count: number, timers?: Partial<Timers>, scenar
 export function qualityLine(q: Quality): string {
   const s = q.scenario;
   const ratio = (n: number): string => (n / q.best).toFixed(3);
-  return `placement quality (${q.mode}, ${String(q.instances)} instances of ${String(s.clusters)} clusters and ${String(s.jobs)} jobs, ${s.mix}, ${s.arrival}): best ${String(q.best)} jobs; placed ${String(q.placed)} at the first try (×${ratio(q.placed)}), ${String(q.retried)} after ${q.retries} retries (×${ratio(q.retried)}), optimal in ${(100 * q.optimal / q.instances).toFixed(0)}% of instances`;
+  return `placement quality (${q.mode}, ${String(q.instances)} instances of ${String(s.clusters)} clusters and ${String(s.jobs)} jobs, ${s.mix}, ${s.arrival}): best ${String(q.best)} jobs; placed ${String(q.placed)} at the first try (×${ratio(q.placed)}), ${String(q.retried)} after ${q.retries} retries (×${ratio(q.retried)}, optimal in ${(100 * q.optimalBefore / q.instances).toFixed(0)}% of instances), ${String(q.reclaimed)} after reclaim (×${ratio(q.reclaimed)}, optimal in ${(100 * q.optimal / q.instances).toFixed(0)}%)`;
 }
 
 export const SCENARIOS: readonly Scenario[] = [
@@ -133,18 +150,27 @@ export const SCENARIOS: readonly Scenario[] = [
   { clusters: 10, jobs: 6, mix: 'one-large', arrival: 'bursts' },
 ];
 
+const TOTALLED = ['placed', 'retried', 'reclaimed', 'best', 'instances', 'optimal', 'optimalBefore'] as const;
+type Total = Record<typeof TOTALLED[number], number>;
+
+function addUp(held: Total | undefined, q: Quality): Total {
+  return Object.fromEntries(TOTALLED.map((f) => [f, (held?.[f] ?? 0) + q[f]])) as Total;
+}
+
 // `npm run bench:drone-quality`: the quality alone, with the agents' default timers
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const { values } = parseArgs({ options: { instances: { type: 'string', default: '200' }, retries: { type: 'string', default: 'serial' } } });
+  const { values } = parseArgs({ options: { instances: { type: 'string', default: '200' }, retries: { type: 'string', default: 'serial' }, reclaim: { type: 'string', default: '1' } } });
   const retries: Retries = values.retries === 'together' ? 'together' : 'serial';
-  const total = { open: { placed: 0, retried: 0, best: 0 }, sealed: { placed: 0, retried: 0, best: 0 } };
+  const reclaim = values.reclaim === 'off' ? undefined : Number(values.reclaim);
+  // Totals per federation size and over all rows, for each mode.
+  const totals = new Map<string, Total>();
   for (const scenario of SCENARIOS) {
-    for (const q of placementQuality(Number(values.instances), undefined, scenario, retries)) {
-      console.log(qualityLine(q));
-      total[q.mode].placed += q.placed;
-      total[q.mode].retried += q.retried;
-      total[q.mode].best += q.best;
-    }
+    const rows = placementQuality(Number(values.instances), undefined, scenario, { retries, ...(reclaim === undefined ? {} : { reclaim }) });
+    for (const q of rows) console.log(qualityLine(q));
+    for (const [q, key] of rows.flatMap((q) => [[q, `${String(scenario.clusters)} clusters, ${q.mode}`], [q, `all rows, ${q.mode}`]] as const)) totals.set(key, addUp(totals.get(key), q));
   }
-  for (const [mode, t] of Object.entries(total)) console.log(`all mixes, ${mode}: first try ×${(t.placed / t.best).toFixed(3)}, after ${retries} retries ×${(t.retried / t.best).toFixed(3)}`);
+  const pct = (n: number, of: number): string => `${(100 * n / of).toFixed(0)}%`;
+  for (const [key, t] of totals) {
+    console.log(`${key}: first try ×${(t.placed / t.best).toFixed(3)}, after ${retries} retries ×${(t.retried / t.best).toFixed(3)} (optimal ${pct(t.optimalBefore, t.instances)}), after reclaim ×${(t.reclaimed / t.best).toFixed(3)} (optimal ${pct(t.optimal, t.instances)})`);
+  }
 }

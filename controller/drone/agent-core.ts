@@ -8,6 +8,7 @@ import { Job, type Resources } from './model.ts';
 import { onResources } from './core/host-replies.ts';
 import { originTick, submit } from './core/origin-auction.ts';
 import { fail } from './core/origin-commit.ts';
+import { reclaimConflict, reclaimTick, startReclaim } from './core/reclaim-origin.ts';
 import { flush, rebid } from './core/participant.ts';
 import { receive } from './core/receive.ts';
 import { appKey, emptyOutput, newCore, type CoreState, type DroneConfig, type Output } from './core/state.ts';
@@ -47,10 +48,43 @@ export class DroneCore {
       if (state !== undefined && !state.closed) fail({ state: this.state, now, out }, state, 'withdrawn by its origin');
       else out.messages.push({ body: { kind: 'advertisement', type: 'DEL', app, baseCluster: this.cluster, components: [], sealed: false } });
       // Components placed here (local first, or won by this cluster) are given back too.
+      this.state.placements.delete(app);
+      this.state.reclaims.delete(app);
       for (const entry of this.state.ledger.releaseApp(this.cluster, app)) {
         out.events.push({ type: 'release', app, origin: this.cluster, component: entry.component, reason: 'withdrawn by its origin' });
       }
     });
+  }
+
+  /**
+   * A job that could not be placed whole, submitted again with reclaim (the DRONE design's
+   * reclaim): placed as is if the federation's room allows, else after moving at most
+   * `reclaimMoves` placed, not launched components; else it fails and nothing moves.
+   */
+  reclaim(job: Job, now: number): Output {
+    const valid = jobValidator.parse(job, `job ${JSON.stringify((job as Partial<Job>).app ?? '?')}`);
+    if (valid.origin !== this.cluster) throw new EdgeshifuError('invalid', `job ${valid.app}: origin is ${valid.origin}, but this agent is ${this.cluster}`);
+    const conflict = reclaimConflict(this.state, valid.app);
+    if (conflict !== undefined) throw new EdgeshifuError('conflict', conflict);
+    return this.run(now, (out) => { startReclaim({ state: this.state, now, out }, valid); });
+  }
+
+  /**
+   * A component launched (a host's HostRequest, or the origin's own placement): unless its
+   * DroneFederatedDeployment allows moving it (`spec.movable`), no reclaim moves it from now on.
+   */
+  launched(which: { readonly origin: string; readonly app: string; readonly component: string; readonly movable: boolean }, now: number): Output {
+    const { origin, app, component, movable } = which;
+    return this.run(now, () => {
+      if (movable) return;
+      this.state.ledger.pin(origin, app, component);
+      if (origin === this.cluster) this.state.placements.get(app)?.pinned.add(component);
+    });
+  }
+
+  /** Where this origin's placed apps are now (a move re-points one). */
+  placement(app: string): Readonly<Record<string, string>> | undefined {
+    return this.state.placements.get(app)?.placement;
   }
 
   /** What this cluster hosted before a restart, rebuilt from Kubernetes (converge on restart). */
@@ -107,6 +141,8 @@ export class DroneCore {
     step(out);
     // Agreement is judged after every input, so the agreement timer starts when it should.
     for (const app of [...this.state.apps.values()]) if (app.origin === this.cluster) originTick(this.state, app, now, out);
+    // A move of this cluster's own component may end on any input (its target's reply).
+    if (this.state.reclaims.size > 0) reclaimTick({ state: this.state, now, out });
     flush(this.state, now, out);
     advertTick(this.state, now, out);
     return out;

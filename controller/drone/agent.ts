@@ -112,6 +112,8 @@ export class DroneAgent extends EventEmitter<DroneAgentEvents> {
   /** A host's NACK to this cluster is told (`refused`), and the core still gets it to try the next voter. */
   private noteRefusal(message: DroneMessage): undefined {
     if (message.kind !== 'host-reply' || message.verdict !== 'NACK' || message.to !== this.cluster) return undefined;
+    // A refused move (core/move.ts) says nothing against the host for the app's next auction.
+    if (message.requestId.includes('.move.')) return undefined;
     this.options.logger?.info({ app: message.app, component: message.component, host: message.sender, reason: message.reason }, 'offload request refused (NACK)');
     this.emit('refused', { app: message.app, component: message.component, host: message.sender, reason: message.reason ?? '' });
     return undefined;
@@ -131,6 +133,21 @@ export class DroneAgent extends EventEmitter<DroneAgentEvents> {
 
   withdraw(app: string): void {
     this.apply(this.core.withdraw(app, this.clock()));
+  }
+
+  /** A job that did not fit, again with reclaim (DroneCore.reclaim): at most `reclaimMoves` placed, not launched components move for it. */
+  reclaim(job: Job): void {
+    this.apply(this.core.reclaim(job, this.clock()));
+  }
+
+  /** A component launched here (hosted) or of this origin's app; unless `movable`, reclaim never moves it from now on. */
+  launched(which: Parameters<DroneCore['launched']>[0]): void {
+    this.apply(this.core.launched(which, this.clock()));
+  }
+
+  /** Where this origin's placed app is now (a move re-points one). */
+  placement(app: string): ReturnType<DroneCore['placement']> {
+    return this.core.placement(app);
   }
 
   /** The resources daemon's input as plain data: free capacity and, optionally, a new scale. */

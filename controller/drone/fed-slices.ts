@@ -37,6 +37,11 @@ export class FedSlices {
     return [...this.slices.values()].filter((s) => s.expiresAt > now && !isEmpty(s.offered)).map((s) => s.cluster).sort();
   }
 
+  /** Peers with a live advert, whether or not it offers anything now (a full cluster may still hold what could move), sorted. */
+  members(now: number): string[] {
+    return [...this.slices.values()].filter((s) => s.expiresAt > now).map((s) => s.cluster).sort();
+  }
+
   /** Live slices that offer something (as `providers`), by cluster id. */
   live(now: number): FedSlice[] {
     return [...this.slices.values()].filter((s) => s.expiresAt > now && !isEmpty(s.offered)).sort((a, b) => (a.cluster < b.cluster ? -1 : a.cluster > b.cluster ? 1 : 0));

@@ -15,6 +15,8 @@ export const SOLD_APP_PREFIX = 'rear.';
 export interface HostedEntry extends Held {
   readonly requestId: string;
   readonly acceptedAt: number;
+  /** Launched, and its deployment does not allow moving it: reclaim never offers it (core/reclaim-offers.ts). */
+  readonly pinned?: boolean;
 }
 
 export interface HostAnswer {
@@ -117,6 +119,14 @@ export class HostLedger {
     // Request ids are `<app>.<component>.<attempt>`: the answers for a released app can go too.
     for (const answerKey of [...this.answers.keys()]) if (answerKey.startsWith(`${origin}/${app}.`)) this.answers.delete(answerKey);
     return dropped;
+  }
+
+  /** The component launched here and may not move any more (its deployment does not allow it). */
+  pin(origin: string, app: string, component: string): boolean {
+    const entry = this.hosted.get(key(origin, app, component));
+    if (entry === undefined) return false;
+    this.set({ ...entry, pinned: true });
+    return true;
   }
 
   release(origin: string, app: string, component: string): HostedEntry | undefined {

@@ -75,6 +75,7 @@ export const DroneFederatedDeploymentSpec = Type.Object({
   })),
   overrides: Type.Optional(Type.Array(Override, { maxItems: 64, description: 'Changes applied where a component runs on the named cluster.' })),
   offload: Type.Optional(Type.Boolean({ description: 'Run elsewhere even when this cluster has room.' })),
+  movable: Type.Optional(Type.Boolean({ description: 'Components may move to another cluster even once LAUNCHED, to make room for another job (DRONE reclaim); by default only components not yet launched move.' })),
 });
 export type DroneFederatedDeploymentSpec = Static<typeof DroneFederatedDeploymentSpec>;
 

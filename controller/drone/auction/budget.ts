@@ -33,7 +33,7 @@ function total(items: readonly Held[], keep: (h: Held) => boolean): Resources {
 }
 
 /** What the hosted components add up to: all of them, those of other origins, and per origin. */
-interface HostedTotals {
+export interface HostedTotals {
   readonly self: string;
   readonly all: Resources;
   readonly foreign: Resources;
@@ -45,7 +45,7 @@ interface HostedTotals {
 // vote. Memoised per list (lists are never changed once built).
 const hostedTotals = new WeakMap<readonly Held[], HostedTotals>();
 
-function hostedOf(view: CapacityView): HostedTotals {
+export function hostedOf(view: CapacityView): HostedTotals {
   const known = hostedTotals.get(view.hosted);
   if (known?.self === view.self) return known;
   const byOrigin = new Map<string, Held[]>();

@@ -27,7 +27,9 @@ export function submit(state: CoreState, job: Job, now: number, out: Output): vo
   if (known !== undefined && !known.closed) return;
   if (job.offload !== true && canHostLocally(state, job)) {
     for (const c of job.components) state.ledger.hostOwn({ origin: self, app: job.app, component: c.name, resources: c.resources }, now);
-    out.events.push({ type: 'placed', app: job.app, origin: self, placement: Object.fromEntries(job.components.map((c) => [c.name, self])) });
+    const placement = Object.fromEntries(job.components.map((c) => [c.name, self]));
+    state.placements.set(job.app, { components: [...job.components], placement: { ...placement }, pinned: new Set() });
+    out.events.push({ type: 'placed', app: job.app, origin: self, placement });
     return;
   }
   const app = newApp(key, { app: job.app, origin: self, sealed: state.config.mode === 'sealed', components: [...job.components], openedAt: now, offload: job.offload === true });

@@ -51,7 +51,7 @@ export function refuse(step: Step, app: AppState, component: string, why: { clus
     return;
   }
   const spec = app.components.filter((c) => c.name === component);
-  if (widen(step, app, spec)) {
+  if (app.direct !== true && widen(step, app, spec)) {
     commit.waiting.set(component, now);
     return;
   }
@@ -117,6 +117,7 @@ export function finishIfDone(step: Step, app: AppState): void {
   const body = { kind: 'solution' as const, app: app.app, baseCluster: app.origin, outcome: 'placed' as const, placement };
   tellCalled(app, body, out);
   out.events.push({ type: 'placed', app: app.app, origin: app.origin, placement });
+  state.placements.set(app.app, { components: app.components, placement: { ...placement }, pinned: new Set() });
   app.lastSolution = body;
   app.lastSolutionAt = now;
   closeApp(state, app, false, now);
@@ -135,6 +136,7 @@ export function fail(step: Step, app: AppState, reason: string): void {
     tellCalled(app, { kind: 'advertisement', type: 'DEL', app: app.app, baseCluster: self, components: [], sealed: app.sealed }, out);
   }
   state.ledger.releaseApp(self, app.app);
+  state.placements.delete(app.app);
   out.events.push({ type: 'failed', app: app.app, origin: self, reason });
   app.lastSolution = body;
   app.lastSolutionAt = now;

@@ -1,6 +1,9 @@
 // What the agent does with each message kind it receives (one handler per kind).
 import type { AdvertisementMessage, DroneMessage, HostReplyMessage, SealedVoteMessage, SolutionMessage, VotesMessage } from '../messages/index.ts';
 import { onOffloadRequest, onResources, onWithdraw } from './host-replies.ts';
+import { onMoveAcknowledged, onMoveHostReply, onMoveRelease, onMoveRequest } from './move.ts';
+import { onReclaimCall } from './reclaim-offers.ts';
+import { onMoveReply, onReclaimOffer } from './reclaim-origin.ts';
 import { accept, refuse } from './origin-commit.ts';
 import { bidSealed, calledHere, closeApp, rebid } from './participant.ts';
 import { appKey, EARLY_VOTES_MAX, newApp, type AppState, type CoreState, type Output } from './state.ts';
@@ -132,6 +135,7 @@ function onSolution(state: CoreState, msg: SolutionMessage, now: number, out: Ou
 }
 
 function onHostReply(state: CoreState, msg: HostReplyMessage, now: number, out: Output): void {
+  if (onMoveHostReply({ state, now, out }, msg)) return;
   const self = state.config.cluster;
   const app = state.apps.get(appKey(self, msg.app));
   if (app === undefined) return;
@@ -166,6 +170,13 @@ function dispatch(state: CoreState, msg: Exclude<DroneMessage, { kind: 'resource
     case 'solution': onSolution(state, msg, now, out); break;
     case 'offload-request': onOffloadRequest(state, msg, now, out); break;
     case 'host-reply': onHostReply(state, msg, now, out); break;
-    case 'acknowledge': out.events.push({ type: 'acknowledged', app: msg.app, from: msg.sender, component: msg.component, typeAck: msg.typeAck }); break;
+    case 'acknowledge':
+      if (!onMoveAcknowledged({ state, now, out }, msg)) out.events.push({ type: 'acknowledged', app: msg.app, from: msg.sender, component: msg.component, typeAck: msg.typeAck });
+      break;
+    case 'reclaim-call': onReclaimCall(state, msg, out); break;
+    case 'reclaim-offer': onReclaimOffer({ state, now, out }, msg); break;
+    case 'move-request': onMoveRequest({ state, now, out }, msg); break;
+    case 'move-release': onMoveRelease({ state, now, out }, msg); break;
+    case 'move-reply': onMoveReply({ state, now, out }, msg); break;
   }
 }

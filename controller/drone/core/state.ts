@@ -7,6 +7,7 @@ import { HostLedger } from '../host-ledger.ts';
 import type { DroneBody, VotesMessage } from '../messages/index.ts';
 import type { VoteEntry } from '../messages/votes.ts';
 import type { Component, Resources } from '../model.ts';
+import type { MoveState, PlacedApp, ReclaimState } from './reclaim-state.ts';
 
 export interface DroneConfig {
   readonly cluster: string;
@@ -43,7 +44,11 @@ export interface DroneConfig {
    * auction bids on resources only): a reason to refuse (NACK), or undefined to accept.
    */
   readonly admit?: (origin: string, component: Component) => string | undefined;
+  /** Most placed components one reclaim moves to make room for a job (DEFAULT_RECLAIM_MOVES; 0: reclaim places only what fits as is). */
+  readonly reclaimMoves?: number;
 }
+
+export const DEFAULT_RECLAIM_MOVES = 1;
 
 export type Timers = Pick<DroneConfig, 'agreementMs' | 'weakAgreementMs' | 'gossipMs' | 'advertIntervalMs' | 'advertTtlMs' | 'advertGapMs' | 'replyTimeoutMs' | 'retryMs' | 'batchMs'>;
 
@@ -63,6 +68,7 @@ export type DroneEvent =
   | { readonly type: 'failed'; readonly app: string; readonly origin: string; readonly reason: string }
   | { readonly type: 'host'; readonly app: string; readonly origin: string; readonly component: Component }
   | { readonly type: 'release'; readonly app: string; readonly origin: string; readonly component: string; readonly reason: string }
+  | { readonly type: 'moved'; readonly app: string; readonly origin: string; readonly component: string; readonly from: string; readonly to: string; readonly reason: string }
   | { readonly type: 'acknowledged'; readonly app: string; readonly from: string; readonly component: string; readonly typeAck: string };
 
 export interface Outbound {
@@ -144,6 +150,8 @@ export interface AppState {
   commit?: CommitState;
   lastSolution?: DroneBody;
   lastSolutionAt: number;
+  /** Committed as a reclaim decided (reclaim-origin.ts): a refusal fails it, with no votes to fall back on and no wider round. */
+  direct?: boolean;
 }
 
 export interface CoreState {
@@ -173,6 +181,12 @@ export interface CoreState {
    * gossip period, at most EARLY_VOTES_MAX apps.
    */
   readonly earlyVotes: Map<string, { readonly at: number; readonly votes: VotesMessage[] }>;
+  /** Origin: its placed apps, by app name (a move re-points one; withdraw and failure forget them). */
+  readonly placements: Map<string, PlacedApp>;
+  /** Moves of this cluster's components that another origin asked for, by `<requester>/<moveId>`. */
+  readonly moves: Map<string, MoveState>;
+  /** Reclaims this cluster runs for its own jobs, by app name. */
+  readonly reclaims: Map<string, ReclaimState>;
 }
 
 export const EARLY_VOTES_MAX = 256;
@@ -191,7 +205,7 @@ export function appKey(origin: string, app: string): string {
 export function newCore(config: DroneConfig, free: Resources): CoreState {
   return {
     config, free, scalePercent: config.scalePercent, ledger: new HostLedger(), slices: new FedSlices(), apps: new Map(), bundle: [],
-    reservations: new Map(), earlyVotes: new Map(), advertSeq: 0, lastVoteAt: Number.NEGATIVE_INFINITY, votesRound: 0, lastAdvertAt: Number.NEGATIVE_INFINITY,
+    reservations: new Map(), earlyVotes: new Map(), placements: new Map(), moves: new Map(), reclaims: new Map(), advertSeq: 0, lastVoteAt: Number.NEGATIVE_INFINITY, votesRound: 0, lastAdvertAt: Number.NEGATIVE_INFINITY,
   };
 }
 

@@ -6,6 +6,8 @@ import { advertTick, advertWakeup } from './adverts.ts';
 import { originTick, originWakeup } from './origin-auction.ts';
 import { refuse } from './origin-commit.ts';
 import { closeApp, flush, rebid } from './participant.ts';
+import { moveTick, moveWakeup } from './move.ts';
+import { reclaimTick, reclaimWakeup } from './reclaim-origin.ts';
 import type { AppState, CoreState, Output } from './state.ts';
 
 function forgetAt(state: CoreState, app: AppState): number {
@@ -79,6 +81,8 @@ export function tick(state: CoreState, now: number, out: Output): void {
       originTick(state, app, now, out);
     } else participantTick(state, app, now);
   }
+  moveTick({ state, now, out });
+  reclaimTick({ state, now, out });
   rebid(state, now);
   flush(state, now, out);
   advertTick(state, now, out);
@@ -86,7 +90,7 @@ export function tick(state: CoreState, now: number, out: Output): void {
 
 /** The earliest time `tick` has something to do. */
 export function nextWakeup(state: CoreState): number {
-  const times = [advertWakeup(state), state.slices.nextExpiry() ?? Number.POSITIVE_INFINITY];
+  const times = [advertWakeup(state), state.slices.nextExpiry() ?? Number.POSITIVE_INFINITY, moveWakeup({ state }), reclaimWakeup(state)];
   if (state.dirtySince !== undefined) times.push(state.dirtySince + state.config.batchMs);
   for (const r of state.reservations.values()) times.push(r.expiresAt);
   for (const app of state.apps.values()) {

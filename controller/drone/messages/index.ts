@@ -6,17 +6,23 @@ import { AdvertisementMessage } from './advertisement.ts';
 import { HostReplyMessage } from './host-reply.ts';
 import { HostStatusMessage } from './host-status.ts';
 import { LeaseMessage } from './lease.ts';
+import { MoveReleaseMessage } from './move-release.ts';
+import { MoveReplyMessage } from './move-reply.ts';
+import { MoveRequestMessage } from './move-request.ts';
 import { OffloadRequestMessage } from './offload-request.ts';
+import { ReclaimCallMessage } from './reclaim-call.ts';
+import { ReclaimOfferMessage } from './reclaim-offer.ts';
 import { ResourcesMessage } from './resources.ts';
 import { SealedVoteMessage } from './sealed-vote.ts';
 import { SliceAdvertMessage } from './slice-advert.ts';
 import { SolutionMessage } from './solution.ts';
 import { VotesMessage } from './votes.ts';
 
-export type { AcknowledgeMessage, AdvertisementMessage, HostReplyMessage, HostStatusMessage, LeaseMessage, OffloadRequestMessage, ResourcesMessage, SealedVoteMessage, SliceAdvertMessage, SolutionMessage, VotesMessage };
+export type { AcknowledgeMessage, AdvertisementMessage, HostReplyMessage, HostStatusMessage, LeaseMessage, MoveReleaseMessage, MoveReplyMessage, MoveRequestMessage, OffloadRequestMessage, ReclaimCallMessage, ReclaimOfferMessage, ResourcesMessage, SealedVoteMessage, SliceAdvertMessage, SolutionMessage, VotesMessage };
 
 export type DroneMessage = AdvertisementMessage | ResourcesMessage | VotesMessage | SealedVoteMessage | SolutionMessage
-  | OffloadRequestMessage | HostReplyMessage | AcknowledgeMessage | SliceAdvertMessage | LeaseMessage | HostStatusMessage;
+  | OffloadRequestMessage | HostReplyMessage | AcknowledgeMessage | SliceAdvertMessage | LeaseMessage | HostStatusMessage
+  | ReclaimCallMessage | ReclaimOfferMessage | MoveRequestMessage | MoveReleaseMessage | MoveReplyMessage;
 export type DroneKind = DroneMessage['kind'];
 
 export const DRONE_SCHEMAS: Readonly<Record<DroneKind, TSchema>> = {
@@ -31,10 +37,15 @@ export const DRONE_SCHEMAS: Readonly<Record<DroneKind, TSchema>> = {
   'slice-advert': SliceAdvertMessage,
   'lease': LeaseMessage,
   'host-status': HostStatusMessage,
+  'reclaim-call': ReclaimCallMessage,
+  'reclaim-offer': ReclaimOfferMessage,
+  'move-request': MoveRequestMessage,
+  'move-release': MoveReleaseMessage,
+  'move-reply': MoveReplyMessage,
 };
 
 /** Kinds sent to one cluster (topic `.../to/<recipient>/<kind>`); the rest are broadcast, except `resources` (local). */
-export const DIRECTED_KINDS: ReadonlySet<DroneKind> = new Set(['sealed-vote', 'offload-request', 'host-reply', 'acknowledge', 'lease', 'host-status']);
+export const DIRECTED_KINDS: ReadonlySet<DroneKind> = new Set(['sealed-vote', 'offload-request', 'host-reply', 'acknowledge', 'lease', 'host-status', 'reclaim-offer', 'move-request', 'move-release', 'move-reply']);
 export const LOCAL_KINDS: ReadonlySet<DroneKind> = new Set(['resources']);
 
 export function droneCodec(): MessageCodec<DroneMessage> {

@@ -48,6 +48,8 @@ export interface FederationSpec {
   readonly fanout?: number;
   /** Sees every message an agent publishes (the benchmark times agreement with it). */
   readonly tap?: (cluster: string, topic: string, body: DroneBody) => void;
+  /** Stands between an agent and its bus (a test drops or repeats some of what the agent publishes). */
+  readonly wrap?: (cluster: string, bus: DroneBus) => DroneBus;
   /** false: relays flood broadcasts over every link instead of a tree per origin. */
   readonly tree?: boolean;
   /** false: the relay has a connection of its own to the cluster's broker, instead of sharing the agent's (default true). */
@@ -136,7 +138,7 @@ export async function startFederation(spec: FederationSpec, cleanup: Cleanup): P
     const agent = new DroneAgent({
       config: { cluster: id, mode: spec.mode ?? 'open', scalePercent: spec.scalePercent ?? 100, weights: new Map(), ...DEFAULT_TIMERS, ...spec.timers, ...(spec.fanout === undefined ? {} : { fanout: spec.fanout }) },
       free: spec.free(id),
-      bus: tapped(id, asDroneBus(client), spec.tap),
+      bus: spec.wrap === undefined ? tapped(id, asDroneBus(client), spec.tap) : spec.wrap(id, tapped(id, asDroneBus(client), spec.tap)),
       multicast: spec.multicast ?? !brokersShared,
     });
     cleanup(() => { agent.stop(); });

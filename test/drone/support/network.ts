@@ -69,7 +69,7 @@ export class SimFederation {
   /** Messages for several clusters go as one message naming them all (DroneAgentOptions.multicast), delivered to each. */
   private readonly multicast: boolean;
 
-  constructor(clusters: readonly ClusterSpec[], options: { seed: number; faults?: Faults; mode?: DroneConfig['mode']; timers?: Partial<Timers>; latencyMs?: number; fanout?: number; multicast?: boolean }) {
+  constructor(clusters: readonly ClusterSpec[], options: { seed: number; faults?: Faults; mode?: DroneConfig['mode']; timers?: Partial<Timers>; latencyMs?: number; fanout?: number; multicast?: boolean; reclaimMoves?: number }) {
     this.random = prng(options.seed);
     this.multicast = options.multicast ?? true;
     this.faults = options.faults ?? NO_FAULTS;
@@ -77,7 +77,7 @@ export class SimFederation {
     for (const c of clusters) {
       const config: DroneConfig = {
         cluster: c.id, mode: options.mode ?? 'open', scalePercent: c.scalePercent, weights: c.weights ?? new Map(), ...DEFAULT_TIMERS, ...options.timers,
-        ...(options.fanout === undefined ? {} : { fanout: options.fanout }), ...(c.admit === undefined ? {} : { admit: c.admit }),
+        ...(options.fanout === undefined ? {} : { fanout: options.fanout }), ...(options.reclaimMoves === undefined ? {} : { reclaimMoves: options.reclaimMoves }), ...(c.admit === undefined ? {} : { admit: c.admit }),
       };
       this.agents.set(c.id, new DroneCore(config, c.free));
       this.seen.set(c.id, new SeenIds());
@@ -111,6 +111,11 @@ export class SimFederation {
 
   submit(job: Job): void {
     this.emit(job.origin, this.agent(job.origin).submit(job, this.now));
+  }
+
+  /** The job submitted again with reclaim (DroneCore.reclaim). */
+  reclaim(job: Job): void {
+    this.emit(job.origin, this.agent(job.origin).reclaim(job, this.now));
   }
 
   withdraw(origin: string, app: string): Output {
