@@ -6,6 +6,8 @@ import { AdvertisementMessage } from './advertisement.ts';
 import { HostReplyMessage } from './host-reply.ts';
 import { HostStatusMessage } from './host-status.ts';
 import { LeaseMessage } from './lease.ts';
+import { LeaseRenewalMessage } from './lease-renewal.ts';
+import { LeaseRenewedMessage } from './lease-renewed.ts';
 import { OffloadRequestMessage } from './offload-request.ts';
 import { ResourcesMessage } from './resources.ts';
 import { SealedVoteMessage } from './sealed-vote.ts';
@@ -13,10 +15,11 @@ import { SliceAdvertMessage } from './slice-advert.ts';
 import { SolutionMessage } from './solution.ts';
 import { VotesMessage } from './votes.ts';
 
-export type { AcknowledgeMessage, AdvertisementMessage, HostReplyMessage, HostStatusMessage, LeaseMessage, OffloadRequestMessage, ResourcesMessage, SealedVoteMessage, SliceAdvertMessage, SolutionMessage, VotesMessage };
+export type { AcknowledgeMessage, AdvertisementMessage, HostReplyMessage, HostStatusMessage, LeaseMessage, LeaseRenewalMessage, LeaseRenewedMessage, OffloadRequestMessage, ResourcesMessage, SealedVoteMessage, SliceAdvertMessage, SolutionMessage, VotesMessage };
 
 export type DroneMessage = AdvertisementMessage | ResourcesMessage | VotesMessage | SealedVoteMessage | SolutionMessage
-  | OffloadRequestMessage | HostReplyMessage | AcknowledgeMessage | SliceAdvertMessage | LeaseMessage | HostStatusMessage;
+  | OffloadRequestMessage | HostReplyMessage | AcknowledgeMessage | SliceAdvertMessage | LeaseMessage | HostStatusMessage
+  | LeaseRenewalMessage | LeaseRenewedMessage;
 export type DroneKind = DroneMessage['kind'];
 
 export const DRONE_SCHEMAS: Readonly<Record<DroneKind, TSchema>> = {
@@ -31,10 +34,12 @@ export const DRONE_SCHEMAS: Readonly<Record<DroneKind, TSchema>> = {
   'slice-advert': SliceAdvertMessage,
   'lease': LeaseMessage,
   'host-status': HostStatusMessage,
+  'lease-renewal': LeaseRenewalMessage,
+  'lease-renewed': LeaseRenewedMessage,
 };
 
 /** Kinds sent to one cluster (topic `.../to/<recipient>/<kind>`); the rest are broadcast, except `resources` (local). */
-export const DIRECTED_KINDS: ReadonlySet<DroneKind> = new Set(['sealed-vote', 'offload-request', 'host-reply', 'acknowledge', 'lease', 'host-status']);
+export const DIRECTED_KINDS: ReadonlySet<DroneKind> = new Set(['sealed-vote', 'offload-request', 'host-reply', 'acknowledge', 'lease', 'host-status', 'lease-renewal', 'lease-renewed']);
 export const LOCAL_KINDS: ReadonlySet<DroneKind> = new Set(['resources']);
 
 export function droneCodec(): MessageCodec<DroneMessage> {
