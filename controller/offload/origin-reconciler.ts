@@ -62,10 +62,11 @@ export class OriginSide {
   private readonly withdrawnAt = new Map<string, number>();
   /** The hosts of remote components: their reports, their silence, and who sits out the next auctions. */
   private readonly hosts: OriginHosts;
-  /** Full leases on change, and the renewal rounds (origin-leases.ts). */
   readonly leases: OriginLeases;
   /** What each component runs as: its Deployment and Service here, or its OffloadRequest and a Service for it. */
   private readonly objects: OriginObjects;
+  /** Each deployment's last status write, until the cache shows it (latest()). */
+  private readonly written = new Map<string, { over: string | undefined; object: DroneFederatedDeployment }>();
   /** Failed deployments are re-auctioned one at a time (retry-turns.ts). */
   private readonly turns: RetryTurns;
 
@@ -134,7 +135,7 @@ export class OriginSide {
   }
 
   reconcile = async (key: string, log: Logger): Promise<ReconcileResult> => {
-    const dfd = this.deps.deployments.get(key);
+    const dfd = this.latest(key);
     if (dfd === undefined) {
       this.forget(key);
       return {};
@@ -269,6 +270,16 @@ export class OriginSide {
     this.refusedSince.delete(key);
     this.refusals.delete(key);
     this.leases.forget(key);
+    this.written.delete(key);
+  }
+
+  /** As last written here while the cache still shows what that write replaced: else a reconcile compared with the old status and wrote over a stale resourceVersion (409). */
+  private latest(key: string): DroneFederatedDeployment | undefined {
+    const cached = this.deps.deployments.get(key);
+    const written = this.written.get(key);
+    if (written !== undefined && cached !== undefined && cached.metadata.resourceVersion === written.over) return written.object;
+    this.written.delete(key);
+    return cached;
   }
 
   private async write(dfd: DroneFederatedDeployment, wanted: Status): Promise<void> {
@@ -282,6 +293,7 @@ export class OriginSide {
     };
     if (wanted.components === undefined) delete status.components;
     if (!statusChanged(dfd.status, status)) return;
-    await this.deps.api.patchStatus('DroneFederatedDeployment', dfd, status);
+    const object = await this.deps.api.patchStatus('DroneFederatedDeployment', dfd, status);
+    this.written.set(objectKey(dfd), { over: dfd.metadata.resourceVersion, object });
   }
 }

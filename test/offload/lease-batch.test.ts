@@ -4,7 +4,7 @@
 import test from 'ava';
 import { answerRenewal, ANSWER_BYTES, leaseDigest, renewalBatches, renewedReports, type HeldLease } from '../../controller/offload/lease-batch.ts';
 import type { LeaseBody } from '../../controller/offload/origin-plan.ts';
-import { droneCodec, type DroneMessage, type LeaseRenewedMessage } from '../../controller/drone/messages/index.ts';
+import { droneCodec, type LeaseRenewedMessage } from '../../controller/drone/messages/index.ts';
 import { MAX_RENEWALS } from '../../controller/drone/messages/lease-renewal.ts';
 import { MAX_PAYLOAD_BYTES } from '../../shared/bus/codec.ts';
 
@@ -13,7 +13,7 @@ const lease = (i: number, component: string, to = 'b', change: Partial<LeaseBody
   launch: component === 'db', dependencies: component === 'api' ? { db: '10.0.0.2:30001' } : {}, leaseSeconds: 60, ...change,
 });
 
-const envelope = (sender: string, n: number) => ({ v: 1 as const, id: `msg-${String(n).padStart(8, '0')}`, sender, timestamp: 1_000, hops: 0 });
+const envelope = (sender: string, n: number): { v: 1; id: string; sender: string; timestamp: number; hops: number } => ({ v: 1 as const, id: `msg-${String(n).padStart(8, '0')}`, sender, timestamp: 1_000, hops: 0 });
 
 test('a round of 300 two-component apps is one renewal per host, every lease named once by its digest', (t) => {
   const leases = Array.from({ length: 300 }, (_, i) => [lease(i, 'db', i % 3 === 0 ? 'c' : 'b'), lease(i, 'api', i % 3 === 0 ? 'c' : 'b')]).flat();
@@ -23,7 +23,7 @@ test('a round of 300 two-component apps is one renewal per host, every lease nam
   t.is(batches[0]?.leases[0]?.digest, leaseDigest(leases[2] ?? lease(0, 'db')));
   const codec = droneCodec();
   for (const [n, batch] of batches.entries()) {
-    const bytes = codec.encode({ ...envelope('a', n), ...batch } as DroneMessage);
+    const bytes = codec.encode({ ...envelope('a', n), ...batch });
     t.true(codec.decode(bytes).ok, 'the schema takes it');
   }
   // past MAX_RENEWALS a host gets more than one, each within the schema's bound
@@ -80,7 +80,7 @@ test('long answers are split under the bus\'s payload bound, each through the co
   t.is(outcome.answers.reduce((n, a) => n + a.leases.length, 0), MAX_RENEWALS);
   const codec = droneCodec();
   for (const [n, answer] of outcome.answers.entries()) {
-    const bytes = codec.encode({ ...envelope('b', n), ...answer } as DroneMessage);
+    const bytes = codec.encode({ ...envelope('b', n), ...answer });
     t.true(bytes.length <= MAX_PAYLOAD_BYTES && JSON.stringify(answer.leases).length <= ANSWER_BYTES + 2);
     t.true(codec.decode(bytes).ok);
   }

@@ -5,7 +5,6 @@
 // reconciles and the API writes of both controllers over renewal rounds longer than a lease, on
 // two real control planes; then a full lease lost on the way heals by the next round.
 import test from 'ava';
-import type { V1Namespace } from '@kubernetes/client-node';
 import type { Registry } from '../../shared/prometheus.ts';
 import type { DroneAgent } from '../../controller/drone/agent.ts';
 import { KubeClient } from '../../shared/kube/client.ts';
@@ -38,7 +37,7 @@ function countSent(agent: DroneAgent): Map<string, number> {
 /** Every write (not GET) the controllers' clients send, as `<server> <METHOD> <path>`, from now until stop(). */
 function countWrites(): { writes: string[]; stop: () => void } {
   const writes: string[] = [];
-  const original = Reflect.get(KubeClient.prototype, 'request') as KubeClient['request'];
+  const original = Reflect.get<KubeClient, 'request'>(KubeClient.prototype, 'request');
   KubeClient.prototype.request = function counted<T>(this: KubeClient, method: string, path: string, options?: Parameters<KubeClient['request']>[2]): Promise<T> {
     if (method !== 'GET') writes.push(`${(this as unknown as { url: URL }).url.host} ${method} ${path.split('?')[0] ?? ''}`);
     return original.call(this, method, path, options) as Promise<T>;
@@ -109,7 +108,7 @@ test.serial('renewal rounds of running apps: one message per host each way, no r
   t.true(count.writes.length <= renewals, `the stored renewal: one namespace write per half lease (${String(count.writes.length)})`);
 
   // the leases were taken: none expired over more than a lease, and the stored renewal moved on
-  const namespace = (await b.kube.core.readNamespace({ name: 'drone-a' })) as V1Namespace;
+  const namespace = (await b.kube.core.readNamespace({ name: 'drone-a' }));
   t.true(Date.parse(namespace.metadata?.annotations?.[RENEWED_ANNOTATION] ?? '') >= start.at - 1_000, 'b stored a renewal of a\'s leases during the rounds');
   const after = await listCustom<HostRequest>(b.kube, 'hostrequests', 'drone-a');
   t.deepEqual(after.map((r) => r.metadata.uid).sort(), before.map((r) => r.metadata.uid).sort(), 'the same HostRequests: none expired and made again');
