@@ -67,7 +67,7 @@ export interface RenewalOutcome {
   readonly renewed: string[];
   /** HostRequests not reported yet: reconciled, and their reconcile tells the origin. */
   readonly reconcile: string[];
-  /** The answer: one message, or several when the statuses are long (ports, reasons). */
+  /** The answer: one message (empty when there is nothing to say), or several when the statuses are long (ports, reasons). */
   readonly answers: LeaseRenewedBody[];
 }
 
@@ -88,7 +88,18 @@ export function answerRenewal(msg: Pick<LeaseRenewalMessage, 'sender' | 'leases'
     else if (h.told === undefined) reconcile.push(h.key);
     else answers.push({ app, component, ...h.told });
   }
-  return { renewed, reconcile, answers: packed(answers).map((leases) => ({ kind: 'lease-renewed', to: msg.sender, leases })) };
+  const chunks = packed(answers);
+  // answered even with nothing to say: the origin learns this host takes renewals (olderHosts)
+  return { renewed, reconcile, answers: (chunks.length === 0 ? [[]] : chunks).map((leases) => ({ kind: 'lease-renewed', to: msg.sender, leases })) };
+}
+
+/**
+ * Hosts that have not answered a renewal for two rounds though renewed for longer: an agent of
+ * the version before, whose codec refuses the kind. They get every lease in full each round,
+ * as that version did, until one answers.
+ */
+export function olderHosts(hosts: Iterable<string>, heard: { readonly renewingSince: ReadonlyMap<string, number>; readonly answeredAt: ReadonlyMap<string, number> }, now: number, roundMs: number): string[] {
+  return [...hosts].filter((h) => now - (heard.renewingSince.get(h) ?? now) > 2 * roundMs && now - (heard.answeredAt.get(h) ?? 0) > 2 * roundMs);
 }
 
 /** Answers in messages of at most ANSWER_BYTES of JSON, under the bus's 1 MiB payload bound with room for the envelope. */

@@ -201,6 +201,7 @@ export class Offloader {
       return;
     }
     if (message.kind === 'lease-renewed') {
+      this.origin.leases.answered(message.sender);
       const { stale, reports } = renewedReports(message);
       this.guarded(`stale leases on ${message.sender}`, () => { for (const s of stale) this.origin.leases.resend(s.app, s.component); });
       for (const report of reports) this.offer(report);

@@ -3,7 +3,7 @@
 // holds in one message per host (lease-batch.ts), instead of one lease per component.
 import type { Informer } from '../../shared/kube/informer.ts';
 import type { DroneAgent } from '../drone/agent.ts';
-import { renewalBatches } from './lease-batch.ts';
+import { olderHosts, renewalBatches } from './lease-batch.ts';
 import { deploymentOfApp, leasesFor, type LeaseBody, type Status } from './origin-plan.ts';
 import type { DroneFederatedDeployment } from './workload.ts';
 
@@ -18,6 +18,9 @@ export class OriginLeases {
   private readonly deps: OriginLeasesDeps;
   /** What each component's last full lease said (`<key>/<component>`). */
   private readonly sent = new Map<string, string>();
+  /** Per host, since when it is renewed, and when it last answered a renewal. */
+  readonly renewingSince = new Map<string, number>();
+  readonly answeredAt = new Map<string, number>();
 
   constructor(deps: OriginLeasesDeps) {
     this.deps = deps;
@@ -54,8 +57,18 @@ export class OriginLeases {
       each(key, dfd, dfd.status);
     });
     const batches = renewalBatches(leases, this.deps.leaseSeconds);
+    const now = Date.now();
+    for (const batch of batches) if (!this.renewingSince.has(batch.to)) this.renewingSince.set(batch.to, now);
+    const older = new Set(olderHosts(new Set(batches.map((b) => b.to)), this, now, (this.deps.leaseSeconds * 1000) / 3));
+    // the renewal still goes to them too: once upgraded, a host answers and leaves this set
+    for (const lease of leases) if (older.has(lease.to)) this.deps.agent.send(lease);
     for (const batch of batches) this.deps.agent.send(batch);
     return batches.length;
+  }
+
+  /** A host answered a renewal: it takes them. */
+  answered(host: string): void {
+    this.answeredAt.set(host, Date.now());
   }
 
   forget(key: string): void {

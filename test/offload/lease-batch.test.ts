@@ -2,7 +2,7 @@
 // one renewal per host and round, the digest both sides compute, the host's one answer, and the
 // origin's reading of it. The messages go through the real codec (schema and payload bound).
 import test from 'ava';
-import { answerRenewal, ANSWER_BYTES, leaseDigest, renewalBatches, renewedReports, type HeldLease } from '../../controller/offload/lease-batch.ts';
+import { answerRenewal, ANSWER_BYTES, leaseDigest, olderHosts, renewalBatches, renewedReports, type HeldLease } from '../../controller/offload/lease-batch.ts';
 import type { LeaseBody } from '../../controller/offload/origin-plan.ts';
 import { droneCodec, type LeaseRenewedMessage } from '../../controller/drone/messages/index.ts';
 import { MAX_RENEWALS } from '../../controller/drone/messages/lease-renewal.ts';
@@ -68,7 +68,9 @@ test('the host renews every lease it holds and answers once: the status it last 
     { app: 'apps.app-4.1', component: 'db', phase: 'GONE', reason: 'b does not host db of apps.app-4.1' },
   ]);
   t.is(outcome.answers[0]?.to, 'a');
-  t.deepEqual(answerRenewal({ sender: 'a', leases: [msg.leases[2] ?? { app: '', component: '', digest: '' }] }, (app, component) => held.get(`${app}/${component}`) ?? { key: '?', hosted: false }, 'b').answers, [], 'nothing to say: no message');
+  const quiet = answerRenewal({ sender: 'a', leases: [msg.leases[2] ?? { app: '', component: '', digest: '' }] }, (app, component) => held.get(`${app}/${component}`) ?? { key: '?', hosted: false }, 'b');
+  t.deepEqual(quiet.answers, [{ kind: 'lease-renewed', to: 'a', leases: [] }], 'nothing to say: still one answer, so the origin knows this host takes renewals');
+  t.true(droneCodec().decode(droneCodec().encode({ ...envelope('b', 9), ...quiet.answers[0] } as LeaseRenewedMessage)).ok);
 });
 
 test('long answers are split under the bus\'s payload bound, each through the codec', (t) => {
@@ -102,4 +104,13 @@ test('the origin reads an answer as the host-status of each lease, and the stale
   ]);
   const codec = droneCodec();
   for (const r of reports) t.true(codec.decode(codec.encode(r)).ok, 'each is a valid host-status');
+});
+
+test('a host that answers no renewal for two rounds is taken for an older agent and gets full leases, until it answers', (t) => {
+  const round = 20_000;
+  const heard = { renewingSince: new Map([['b', 0], ['c', 0], ['d', 50_000]]), answeredAt: new Map([['b', 55_000]]) };
+  // at 60 s: b answered 5 s ago; c never did in three rounds; d is renewed since 10 s only
+  t.deepEqual(olderHosts(['b', 'c', 'd'], heard, 60_000, round), ['c']);
+  t.deepEqual(olderHosts(['b', 'c', 'd'], heard, 100_000, round), ['b', 'c', 'd'], 'b and d silent for more than two rounds');
+  t.deepEqual(olderHosts(['e'], heard, 100_000, round), [], 'a host not renewed yet');
 });

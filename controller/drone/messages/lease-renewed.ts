@@ -2,6 +2,7 @@
 // stands (the host-status it last sent, so a lost one heals), `stale` when its HostRequest holds
 // another lease than the digest says (the origin sends the full lease again), or GONE when it
 // does not host it. A component the host has not reported yet is left out: its reconcile tells.
+// Every renewal gets one: an origin that hears none from a host takes it for an older agent.
 import { Type, type Static } from '@sinclair/typebox';
 import { ClusterId, Name } from '../model.ts';
 import { message } from '../../../shared/bus/envelope.ts';
@@ -23,6 +24,7 @@ export type RenewedLease = Static<typeof RenewedLease>;
 
 export const LeaseRenewedMessage = message('lease-renewed', {
   to: ClusterId,
-  leases: Type.Array(RenewedLease, { minItems: 1, maxItems: MAX_RENEWALS }),
+  // empty when there is nothing to say: the answer itself tells the origin this host takes renewals
+  leases: Type.Array(RenewedLease, { maxItems: MAX_RENEWALS }),
 });
 export type LeaseRenewedMessage = Static<typeof LeaseRenewedMessage>;
