@@ -36,7 +36,9 @@ export interface DroneAgentOptions {
 }
 
 /** Messages the auction core does not handle: the Kubernetes side of offloading does. */
-export type OffloadMessage = Extract<DroneMessage, { kind: 'lease' | 'host-status' }>;
+export type OffloadMessage = Extract<DroneMessage, { kind: 'lease' | 'host-status' | 'lease-renewal' | 'lease-renewed' }>;
+const OFFLOAD_KINDS: ReadonlySet<string> = new Set<OffloadMessage['kind']>(['lease', 'host-status', 'lease-renewal', 'lease-renewed']);
+const isOffloadMessage = (message: DroneMessage): message is OffloadMessage => OFFLOAD_KINDS.has(message.kind);
 type DirectedBody = Extract<DroneBody, { to: string }>;
 
 export interface DroneAgentEvents {
@@ -102,9 +104,9 @@ export class DroneAgent extends EventEmitter<DroneAgentEvents> {
     return Object.hasOwn(DRONE_SCHEMAS, message.kind) ? undefined : 'done';
   }
 
-  /** Leases and hosts' reports are the Kubernetes side's (`offload` events), not the auction core's. */
+  /** Leases, their renewals and hosts' reports are the Kubernetes side's (`offload` events), not the auction core's. */
   private handToOffloading(message: DroneMessage): 'done' | undefined {
-    if (message.kind !== 'lease' && message.kind !== 'host-status') return undefined;
+    if (!isOffloadMessage(message)) return undefined;
     if (message.to === this.cluster && message.sender !== this.cluster && !this.stopped) this.emit('offload', message);
     return 'done';
   }
@@ -163,7 +165,7 @@ export class DroneAgent extends EventEmitter<DroneAgentEvents> {
     this.apply(this.core.releaseHosted(origin, app, component, this.clock()));
   }
 
-  /** Sends one directed message of the offloading workflow (lease, host-status). */
+  /** Sends one directed message of the offloading workflow (lease, host-status and their batched renewals). */
   send(body: DirectedBody): void {
     this.apply({ messages: [{ to: body.to, body }], events: [] });
   }

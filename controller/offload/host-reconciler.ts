@@ -10,7 +10,7 @@ import { API_VERSION } from '../../shared/crds/resources.ts';
 import type { HostRequestStatus } from '../../shared/crds/drone.ts';
 import type { DroneAgent } from '../drone/agent.ts';
 import type { DroneEvent } from '../drone/agent-core.ts';
-import type { LeaseMessage } from '../drone/messages/index.ts';
+import type { LeaseMessage, LeaseRenewalMessage } from '../drone/messages/index.ts';
 import type { ReconcileResult } from '../runner.ts';
 import { LABEL_MANAGED_BY, MANAGED_BY } from '../bundle/names.ts';
 import { HOSTED_FOR_LABEL } from '../drone/slicing/kube-input.ts';
@@ -22,8 +22,8 @@ import { hostedNames, revisionOf, workloadValidator, type Workload } from './wor
 import { workloadRefusal, type HostingPolicy } from './admission.ts';
 import { HostedGuard, reservationAnnotations, reservedOf } from './hosted-guard.ts';
 import type { PodSecurityLevel } from './pod-security.ts';
-import { isoTime } from '../../shared/time.ts';
 import { sameJson } from '../status.ts';
+import { HostRenewals } from './host-renewals.ts';
 
 export interface HostSideDeps {
   readonly api: OffloadApi;
@@ -49,17 +49,19 @@ export class HostSide {
   private readonly deps: HostSideDeps;
   /** What was last told to each origin, so a status goes out on change; an unchanged lease gets it again. */
   private readonly told = new Map<string, { said: string; body: HostStatusBody }>();
-  /** Last lease heard per HostRequest, newer than the stored lastRenewTime. */
-  private readonly renewed = new Map<string, number>();
+  /** Renewals heard, and stored once per origin (host-renewals.ts). */
+  private readonly renewals: HostRenewals;
   private readonly guard: HostedGuard;
 
   constructor(deps: HostSideDeps) {
     this.deps = deps;
     this.guard = new HostedGuard({ api: deps.api, requests: deps.requests, policyOf: deps.policyOf, reservedOf });
+    this.renewals = new HostRenewals(deps);
   }
 
-  /** The ledger after a restart: every HostRequest still here is a slice still held. */
-  restore(): void {
+  /** The ledger after a restart: every HostRequest still here is a slice still held, renewed when its origin last was. */
+  async restore(): Promise<void> {
+    await this.renewals.restore(Date.now());
     const entries = this.deps.requests.list().map((r) => ({
       origin: r.spec.origin, app: r.spec.app, component: r.spec.component, requestId: r.spec.requestId,
       resources: reservedOf(r),
@@ -103,16 +105,8 @@ export class HostSide {
     const request = await this.requestFor(msg);
     if (request === undefined) return undefined;
     const wanted = leasedSpec(msg, request.spec);
-    let current = request;
-    if (wanted !== undefined) current = await this.deps.api.patch('HostRequest', current, { spec: wanted });
-    // the renewal is kept in memory and written only when the stored one is half a lease old:
-    // one write per component per half lease, not one per lease message
-    this.renewed.set(objectKey(current), Date.now());
-    const stored = current.status?.lastRenewTime === undefined ? 0 : new Date(current.status.lastRenewTime).getTime();
-    if (Date.now() - stored >= (current.spec.leaseSeconds * 1000) / 2) {
-      current = await this.deps.api.patchStatus('HostRequest', { metadata: { name: current.metadata.name, namespace: current.metadata.namespace } }, { lastRenewTime: isoTime(Date.now()) }) as HostRequest;
-    }
-    const key = objectKey(current);
+    const key = objectKey(wanted === undefined ? request : await this.deps.api.patch('HostRequest', request, { spec: wanted }));
+    this.renewals.renew(msg.sender, [key], Date.now());
     const told = this.told.get(key);
     // a plain renewal: answered with the last status, not reconciled (README, "Scale")
     if (wanted === undefined && told !== undefined) {
@@ -121,6 +115,11 @@ export class HostSide {
     }
     this.told.delete(key);
     return key;
+  }
+
+  /** A renewal of every lease the origin holds here, answered at once; the keys to reconcile (not reported yet). */
+  onRenewal(msg: LeaseRenewalMessage): string[] {
+    return this.renewals.answer(msg, (key) => this.told.get(key)?.body);
   }
 
   /**
@@ -148,7 +147,7 @@ export class HostSide {
     if (request === undefined) return this.gone(key);
     const { spec } = request;
     const names = { namespace: request.metadata.namespace ?? '', name: request.metadata.name ?? '' };
-    const verdict0 = hostVerdict({ request, now: Date.now(), renewedAt: this.renewed.get(key) });
+    const verdict0 = hostVerdict({ request, now: Date.now(), renewedAt: this.renewals.at(key) });
     if (verdict0.expired) {
       log.warn({ origin: spec.origin, app: spec.app, component: spec.component, reason: verdict0.reason }, 'lease expired: releasing the hosted component');
       await this.deps.api.remove('HostRequest', names.namespace, names.name);
@@ -171,7 +170,7 @@ export class HostSide {
     }
     const { deployment, service } = launched;
     const address = publicAddress(this.deps.publicAddress, this.deps.nodes.list());
-    const verdict = hostVerdict({ request, deployment, service, address, now: Date.now(), renewedAt: this.renewed.get(key) });
+    const verdict = hostVerdict({ request, deployment, service, address, now: Date.now(), renewedAt: this.renewals.at(key) });
     if (verdict.expired) return { requeueAfterMs: 0 };
     await this.report(request, {
       phase: verdict.phase, message: verdict.message,
@@ -185,14 +184,14 @@ export class HostSide {
   /** HostRequests whose lease ended (renewals are held in memory): the sweep reconciles only these. */
   expiredKeys(now: number): string[] {
     const keys: string[] = [];
-    this.deps.requests.forEach((request, key) => { if (now > leaseEnd(request, this.renewed.get(key))) keys.push(key); });
+    this.deps.requests.forEach((request, key) => { if (now > leaseEnd(request, this.renewals.at(key))) keys.push(key); });
     return keys;
   }
 
   /** A HostRequest that went: the slice it held leaves the namespace's quota. */
   private async gone(key: string): Promise<ReconcileResult> {
     this.told.delete(key);
-    this.renewed.delete(key);
+    this.renewals.forget(key);
     const origin = /^drone-(.+)\//.exec(key)?.[1];
     if (origin !== undefined) await this.guard.ensure(origin);
     return {};

@@ -24,6 +24,7 @@ import type { OffloadSettings } from './settings.ts';
 import type { Topology } from '../topology.ts';
 import { feedEdgeMap } from './edgemap-feed.ts';
 import { renewalOnly } from './host-plan.ts';
+import { renewedReports } from './lease-batch.ts';
 import type { DroneFederatedDeployment } from './workload.ts';
 import { errorMessage } from '../../shared/errors.ts';
 
@@ -51,6 +52,9 @@ function informer<T extends KubernetesObject>(deps: OffloaderDeps, kind: Offload
   });
 }
 
+
+/** Messages about one component, applied in order per component. */
+type PerComponent = Extract<OffloadMessage, { kind: 'lease' | 'host-status' }>;
 
 export class Offloader {
   readonly federation: DroneFederation;
@@ -116,18 +120,18 @@ export class Offloader {
     if (this.deps.topology !== undefined) feedEdgeMap(this.deps.topology, this.federation.federations, this.deployments, this.cluster);
     // the caches were empty when the agent was made; the first advert must say what is free now
     this.federation.agent.setResources(this.free());
-    this.host.restore();
+    await this.host.restore();
     this.origin.restore();
     this.originRunner.start();
     this.hostRunner.start();
     for (const d of this.deployments.list()) this.originRunner.queue.add(objectKey(d));
     for (const r of this.hostRequests.list()) this.hostRunner.queue.add(objectKey(r));
-    // every lease is renewed each lease/3, a slot of deployments a second: sent at once, a round
-    // of 2 leases per app went over a host's lease rate limit (100 at once) past 50 apps
-    const slots = Math.max(1, Math.floor(this.deps.settings.droneLeaseSeconds / 3));
+    // every lease is renewed each lease/3, in one message per host (README, "Leases"); one lease
+    // per component each round grew with the apps and went over a host's lease rate limit
+    const round = Math.max(1, Math.floor(this.deps.settings.droneLeaseSeconds / 3));
     let tick = 0;
     this.renewTimer = setInterval(() => {
-      this.origin.renewSlot(tick % slots, slots);
+      if (tick % round === 0) this.guarded('renewal round', () => { this.origin.renewRound(); });
       tick += 1;
       for (const key of this.host.expiredKeys(Date.now())) this.hostRunner.queue.add(key);
     }, 1_000);
@@ -188,13 +192,38 @@ export class Offloader {
   }
 
   /** Leases and host reports about one component, applied in order, the newest last. */
-  private readonly inbox = new NewestPerKey<OffloadMessage>((message, superseded) => this.receive(message, superseded));
+  private readonly inbox = new NewestPerKey<PerComponent>((message, superseded) => this.receive(message, superseded));
 
   private onMessage(message: OffloadMessage): void {
+    if (message.kind === 'lease-renewal') {
+      // renewed in memory and answered at once: nothing to write, nothing to order
+      this.guarded(`lease renewal from ${message.sender}`, () => { for (const key of this.host.onRenewal(message)) this.hostRunner.queue.add(key); });
+      return;
+    }
+    if (message.kind === 'lease-renewed') {
+      this.origin.leases.answered(message.sender);
+      const { stale, reports } = renewedReports(message);
+      this.guarded(`stale leases on ${message.sender}`, () => { for (const s of stale) this.origin.leases.resend(s.app, s.component); });
+      for (const report of reports) this.offer(report);
+      return;
+    }
+    this.offer(message);
+  }
+
+  private offer(message: PerComponent): void {
     this.inbox.offer(`${message.kind}/${message.sender}/${message.app}/${message.component}`, message);
   }
 
-  private receive(message: OffloadMessage, superseded: () => boolean): Promise<void> {
+  /** A step on a bus event that cannot be retried (the bus is down): the next round does it again. */
+  private guarded(what: string, step: () => void): void {
+    try {
+      step();
+    } catch (err) {
+      this.deps.logger.warn({ what, err: errorMessage(err) }, 'not done; the next round tries again');
+    }
+  }
+
+  private receive(message: PerComponent, superseded: () => boolean): Promise<void> {
     if (message.kind === 'lease') {
       return this.retrying(`lease ${message.app}/${message.component}`, async () => {
         const key = await this.host.onLease(message);

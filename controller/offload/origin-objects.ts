@@ -67,7 +67,9 @@ export class OriginObjects {
       await this.applyOwned(`${objectKey(dfd)}/${component}`, objects.service);
       if (objects.slice !== undefined) await this.applyOwned(`${objectKey(dfd)}/${component}`, objects.slice);
     }
-    return { phase: s.phase ?? 'ASSIGNED', ...(reach === undefined ? {} : { endpoint: s.endpoint, ports: reach.ports }), ...(s.message === undefined || s.message === '' ? {} : { message: s.message }) };
+    // before the host's first report it says what assign() said: a message that came and went was one more status write
+    const message = s.phase === undefined ? `assigned to ${at.cluster}` : s.message;
+    return { phase: s.phase ?? 'ASSIGNED', ...(reach === undefined ? {} : { endpoint: s.endpoint, ports: reach.ports }), ...(message === undefined || message === '' ? {} : { message }) };
   }
 
   /** The OffloadRequest of a component newly placed on a neighbour: ASSIGNED (on the host's ACK). */

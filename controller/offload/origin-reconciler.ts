@@ -17,11 +17,11 @@ import { OriginObjects } from './origin-objects.ts';
 import { RetryTurns } from './retry-turns.ts';
 import type { ReconcileResult } from '../runner.ts';
 import type { OffloadApi } from './kube.ts';
-import { applyDecision, capped, deploymentOfApp, readyCondition, type Refusal, leasesFor, observe, returnLost, startAuction, statusChanged, unplaced, type Decision, type Status } from './origin-plan.ts';
+import { applyDecision, capped, deploymentOfApp, readyCondition, type Refusal, observe, returnLost, startAuction, statusChanged, unplaced, type Decision, type Status } from './origin-plan.ts';
 import { jobOf, validateDeployment, type DroneFederatedDeployment } from './workload.ts';
 import { isoTime } from '../../shared/time.ts';
 import { setCondition } from '../status.ts';
-import { resyncSlot } from '../resync.ts';
+import { OriginLeases } from './origin-leases.ts';
 
 export type OffloadRequest = CustomObject<OffloadRequestSpec, OffloadRequestStatus>;
 export const FINALIZER = 'drone.edgeshifu.io/release';
@@ -62,9 +62,11 @@ export class OriginSide {
   private readonly withdrawnAt = new Map<string, number>();
   /** The hosts of remote components: their reports, their silence, and who sits out the next auctions. */
   private readonly hosts: OriginHosts;
-  private readonly sentLeases = new Map<string, string>();
+  readonly leases: OriginLeases;
   /** What each component runs as: its Deployment and Service here, or its OffloadRequest and a Service for it. */
   private readonly objects: OriginObjects;
+  /** Each deployment's last status write, until the cache shows it (latest()). */
+  private readonly written = new Map<string, { over: string | undefined; object: DroneFederatedDeployment }>();
   /** Failed deployments are re-auctioned one at a time (retry-turns.ts). */
   private readonly turns: RetryTurns;
 
@@ -72,6 +74,7 @@ export class OriginSide {
     this.deps = deps;
     this.turns = new RetryTurns(Math.max(30_000, 2 * deps.retrySeconds * 1000));
     this.hosts = new OriginHosts(deps);
+    this.leases = new OriginLeases(deps);
     this.objects = new OriginObjects(deps, (component) => { this.hosts.heardFrom(component); });
   }
 
@@ -132,7 +135,7 @@ export class OriginSide {
   }
 
   reconcile = async (key: string, log: Logger): Promise<ReconcileResult> => {
-    const dfd = this.deps.deployments.get(key);
+    const dfd = this.latest(key);
     if (dfd === undefined) {
       this.forget(key);
       return {};
@@ -179,8 +182,8 @@ export class OriginSide {
     const seen = await this.objects.run(dfd, status);
     status = { ...observe(status, seen), observedGeneration: dfd.metadata.generation };
     await this.write(dfd, status);
-    this.sendLeases(key, dfd, status, false);
-    return {}; // no periodic reconcile: host reports, the caches and renewSlot wake it
+    this.leases.send(key, dfd, status);
+    return {}; // no periodic reconcile: host reports, the caches and renewRound wake it
   }
 
   /** A failed deployment is put to auction again after a while, or at once when its spec changed. */
@@ -216,25 +219,10 @@ export class OriginSide {
     return {};
   }
 
-  /** Leases to the hosts: now when what they should run changed, else from the periodic renewal. */
-  sendLeases(key: string, dfd: DroneFederatedDeployment, status: Status, renew: boolean): void {
-    for (const lease of leasesFor(dfd, status, this.deps.cluster, this.deps.leaseSeconds)) {
-      const id = `${key}/${lease.component}`;
-      const said = JSON.stringify([lease.to, lease.app, lease.revision, lease.launch, lease.dependencies, lease.dependencyPorts]);
-      if (!renew && this.sentLeases.get(id) === said) continue;
-      this.sentLeases.set(id, said);
-      this.deps.agent.send(lease);
-    }
-  }
-
-  /** Renews the leases of the deployments in `slot` of the round's `slots` (README, "Scale"); one whose host is silent for a lease is reconciled. */
-  renewSlot(slot: number, slots: number): void {
+  /** A renewal round (README, "Leases"): one message per host; a deployment whose host has been silent for a lease is reconciled. */
+  renewRound(): number {
     const now = Date.now();
-    this.deps.deployments.forEach((dfd, key) => {
-      if (dfd.metadata.deletionTimestamp !== undefined || dfd.status === undefined || resyncSlot(key, slots) !== slot) return;
-      this.sendLeases(key, dfd, dfd.status, true);
-      if (this.hosts.silent(key, dfd.status, now)) this.deps.wake?.(key);
-    });
+    return this.leases.renewAll((key, _dfd, status) => { if (this.hosts.silent(key, status, now)) this.deps.wake?.(key); });
   }
 
   private withdraw(app: string): void {
@@ -281,7 +269,17 @@ export class OriginSide {
     this.failedAt.delete(key);
     this.refusedSince.delete(key);
     this.refusals.delete(key);
-    for (const k of [...this.sentLeases.keys()]) if (k.startsWith(`${key}/`)) this.sentLeases.delete(k);
+    this.leases.forget(key);
+    this.written.delete(key);
+  }
+
+  /** As last written here while the cache still shows what that write replaced: else a reconcile compared with the old status and wrote over a stale resourceVersion (409). */
+  private latest(key: string): DroneFederatedDeployment | undefined {
+    const cached = this.deps.deployments.get(key);
+    const written = this.written.get(key);
+    if (written !== undefined && cached !== undefined && cached.metadata.resourceVersion === written.over) return written.object;
+    this.written.delete(key);
+    return cached;
   }
 
   private async write(dfd: DroneFederatedDeployment, wanted: Status): Promise<void> {
@@ -295,6 +293,7 @@ export class OriginSide {
     };
     if (wanted.components === undefined) delete status.components;
     if (!statusChanged(dfd.status, status)) return;
-    await this.deps.api.patchStatus('DroneFederatedDeployment', dfd, status);
+    const object = await this.deps.api.patchStatus('DroneFederatedDeployment', dfd, status);
+    this.written.set(objectKey(dfd), { over: dfd.metadata.resourceVersion, object });
   }
 }

@@ -1,9 +1,8 @@
-// The pure parts of "Scale" (README): which HostRequest updates are only a stored renewal, and
-// how the renewal round spreads deployments over its slots.
+// The pure part of "Scale" (README): which HostRequest updates are only a stored renewal (a host
+// of an earlier version still writes `status.lastRenewTime`).
 import test from 'ava';
 import { renewalOnly } from '../../controller/offload/host-plan.ts';
 import type { HostRequest } from '../../controller/offload/objects.ts';
-import { resyncSlot } from '../../controller/resync.ts';
 
 const request = (change: { renewed?: string; launch?: boolean; phase?: 'ACCEPTED' | 'LAUNCHED'; deleting?: boolean } = {}): HostRequest => ({
   apiVersion: 'shifu.edgenesis.io/v1alpha1', kind: 'HostRequest',
@@ -19,17 +18,4 @@ test('an update that only moves the stored renewal is not reconciled; any other 
   t.false(renewalOnly(request({ launch: false }), request({ launch: true, renewed: '2026-11-27T05:00:30Z' })), 'the origin said go');
   t.false(renewalOnly(request({ phase: 'ACCEPTED' }), request({ phase: 'LAUNCHED' })), 'its status moved');
   t.false(renewalOnly(request(), request({ deleting: true })), 'being deleted');
-});
-
-test('the renewal round spreads 300 deployments over its 20 slots, none holding more than a lease burst', (t) => {
-  const counts = new Array<number>(20).fill(0);
-  for (let i = 0; i < 300; i += 1) {
-    const slot = resyncSlot(`apps/app-${String(i)}`, 20);
-    t.true(slot >= 0 && slot < 20);
-    counts[slot] = (counts[slot] ?? 0) + 1;
-  }
-  // two leases per app; a host takes 100 at once (`lease=50/100`)
-  t.true(Math.max(...counts) * 2 <= 100, `largest slot: ${String(Math.max(...counts))} deployments`);
-  t.true(Math.min(...counts) > 0, 'every slot used');
-  t.is(resyncSlot('apps/app-1', 1), 0);
 });

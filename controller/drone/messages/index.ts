@@ -6,6 +6,8 @@ import { AdvertisementMessage } from './advertisement.ts';
 import { HostReplyMessage } from './host-reply.ts';
 import { HostStatusMessage } from './host-status.ts';
 import { LeaseMessage } from './lease.ts';
+import { LeaseRenewalMessage } from './lease-renewal.ts';
+import { LeaseRenewedMessage } from './lease-renewed.ts';
 import { MoveReleaseMessage } from './move-release.ts';
 import { MoveReplyMessage } from './move-reply.ts';
 import { MoveRequestMessage } from './move-request.ts';
@@ -18,10 +20,11 @@ import { SliceAdvertMessage } from './slice-advert.ts';
 import { SolutionMessage } from './solution.ts';
 import { VotesMessage } from './votes.ts';
 
-export type { AcknowledgeMessage, AdvertisementMessage, HostReplyMessage, HostStatusMessage, LeaseMessage, MoveReleaseMessage, MoveReplyMessage, MoveRequestMessage, OffloadRequestMessage, ReclaimCallMessage, ReclaimOfferMessage, ResourcesMessage, SealedVoteMessage, SliceAdvertMessage, SolutionMessage, VotesMessage };
+export type { AcknowledgeMessage, AdvertisementMessage, HostReplyMessage, HostStatusMessage, LeaseMessage, LeaseRenewalMessage, LeaseRenewedMessage, MoveReleaseMessage, MoveReplyMessage, MoveRequestMessage, OffloadRequestMessage, ReclaimCallMessage, ReclaimOfferMessage, ResourcesMessage, SealedVoteMessage, SliceAdvertMessage, SolutionMessage, VotesMessage };
 
 export type DroneMessage = AdvertisementMessage | ResourcesMessage | VotesMessage | SealedVoteMessage | SolutionMessage
   | OffloadRequestMessage | HostReplyMessage | AcknowledgeMessage | SliceAdvertMessage | LeaseMessage | HostStatusMessage
+  | LeaseRenewalMessage | LeaseRenewedMessage
   | ReclaimCallMessage | ReclaimOfferMessage | MoveRequestMessage | MoveReleaseMessage | MoveReplyMessage;
 export type DroneKind = DroneMessage['kind'];
 
@@ -37,6 +40,8 @@ export const DRONE_SCHEMAS: Readonly<Record<DroneKind, TSchema>> = {
   'slice-advert': SliceAdvertMessage,
   'lease': LeaseMessage,
   'host-status': HostStatusMessage,
+  'lease-renewal': LeaseRenewalMessage,
+  'lease-renewed': LeaseRenewedMessage,
   'reclaim-call': ReclaimCallMessage,
   'reclaim-offer': ReclaimOfferMessage,
   'move-request': MoveRequestMessage,
@@ -45,7 +50,7 @@ export const DRONE_SCHEMAS: Readonly<Record<DroneKind, TSchema>> = {
 };
 
 /** Kinds sent to one cluster (topic `.../to/<recipient>/<kind>`); the rest are broadcast, except `resources` (local). */
-export const DIRECTED_KINDS: ReadonlySet<DroneKind> = new Set(['sealed-vote', 'offload-request', 'host-reply', 'acknowledge', 'lease', 'host-status', 'reclaim-offer', 'move-request', 'move-release', 'move-reply']);
+export const DIRECTED_KINDS: ReadonlySet<DroneKind> = new Set(['sealed-vote', 'offload-request', 'host-reply', 'acknowledge', 'lease', 'host-status', 'lease-renewal', 'lease-renewed', 'reclaim-offer', 'move-request', 'move-release', 'move-reply']);
 export const LOCAL_KINDS: ReadonlySet<DroneKind> = new Set(['resources']);
 
 export function droneCodec(): MessageCodec<DroneMessage> {

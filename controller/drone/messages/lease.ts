@@ -1,8 +1,9 @@
-// Lease (controller/offload/README.md, "How it works"): the origin renews, for one
-// component it placed, the reservation the host holds, and says what to run. Sent periodically,
-// so a lost one costs nothing; it carries the whole workload, so a template change (MOD) reaches
-// the host by the next lease, and `launch` turns true once the component's boot dependencies run,
-// with where each one is reached (its endpoint, and every port of it).
+// Lease (controller/offload/README.md, "How it works"): the origin says, for one component it
+// placed, what the host should run, and renews its reservation. Sent when that changes; a lost
+// one heals by the next renewal round (lease-renewal.ts: the host says `stale`). It carries the
+// whole workload, so a template change (MOD) reaches the host with it, and `launch` turns true
+// once the component's boot dependencies run, with where each one is reached (its endpoint, and
+// every port of it).
 import { Type, type Static } from '@sinclair/typebox';
 import { ClusterId, Name } from '../model.ts';
 import { message } from '../../../shared/bus/envelope.ts';
