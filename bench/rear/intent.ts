@@ -13,6 +13,7 @@ import { APPS } from '../../test/offload/support.ts';
 import { carriedDeployment } from '../../test/rear/peering-support.ts';
 import { createSolver, rearFederation, rearOf, solverStatus, type RearFederation } from '../../test/rear/controllers.ts';
 import { toQuantities } from '../../controller/rear/quantities.ts';
+import { cpuMillis } from '../../shared/kube/quantity.ts';
 import { benchContext, percentile } from '../offload-common.ts';
 
 const POLL = { timeoutMs: 180_000, intervalMs: 10 };
@@ -22,7 +23,7 @@ export interface IntentFigures { solved: number[]; running: number[]; baseline: 
 const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
 
 /** What prov-b's slice holds when an intent finds nothing: offered, held by contracts and reservations, by DRONE, and on sale. */
-function soldOut(prov: RearFederation['prov'], intent: string, message: string): string {
+async function soldOut(prov: RearFederation['prov'], intent: string, message: string): Promise<string> {
   const rear = rearOf(prov);
   const agent = prov.controller.controller.offloader?.federation.agent;
   const book = rear.market?.current();
@@ -30,7 +31,11 @@ function soldOut(prov: RearFederation['prov'], intent: string, message: string):
   const held = (book?.contracts ?? []).reduce((a, c) => a + c.resources.cpu, 0) + (book?.transactions ?? []).reduce((a, x) => a + x.resources.cpu, 0);
   const drone = (agent?.hosted() ?? []).filter((e) => !e.app.startsWith('rear.')).reduce((a, e) => a + e.resources.cpu, 0);
   const onSale = (rear.market?.flavours() ?? []).map((f) => `${f.id} cpu ${cpu(f.characteristics)} memory ${String(f.characteristics.memory)}Mi pods ${String(f.characteristics.pods)}`).join('; ');
-  return `${intent} found no flavour (${message}): prov-b offers cpu ${cpu(agent?.offered())} of its slice, ${String(book?.contracts.length ?? 0)} contracts and ${String(book?.transactions.length ?? 0)} reservations hold ${cpu({ cpu: held })}, DRONE's hosted work ${cpu({ cpu: drone })}; on sale: ${onSale === '' ? 'nothing' : onSale}`;
+  // the pods that hold prov-b's node: carried ones (labelled with their consumer) are its contracts' and not counted by DRONE
+  const pods = (await prov.kube.core.listPodForAllNamespaces()).items.filter((p) => p.spec?.nodeName !== undefined && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed');
+  const podCpu = (carried: boolean): string => cpu({ cpu: pods.filter((p) => (p.metadata?.labels?.['rear.edgeshifu.io/consumer'] !== undefined) === carried).flatMap((p) => p.spec?.containers ?? []).reduce((a, c) => a + cpuMillis(c.resources?.requests?.cpu ?? '0'), 0) });
+  const free = agent === undefined ? undefined : (agent as unknown as { core?: { state?: { free?: { cpu: number } } } }).core?.state?.free;
+  return `${intent} found no flavour (${message}): prov-b's pods request ${podCpu(false)} (not carried) and ${podCpu(true)} (carried, ${String(pods.filter((p) => p.metadata?.labels?.['rear.edgeshifu.io/consumer'] !== undefined).length)} pods); DRONE counts free cpu ${cpu(free)}; prov-b offers cpu ${cpu(agent?.offered())} of its slice, ${String(book?.contracts.length ?? 0)} contracts and ${String(book?.transactions.length ?? 0)} reservations hold ${cpu({ cpu: held })}, DRONE's hosted work ${cpu({ cpu: drone })}; on sale: ${onSale === '' ? 'nothing' : onSale}`;
 }
 
 async function runningPod(kube: Kube, namespace: string, app: string, node?: string): Promise<V1Pod> {
@@ -63,7 +68,7 @@ export async function intentRow(intents: number, baselines: number): Promise<Int
         if (s?.phase !== 'Solved') throw new Error(`${name} ${s?.phase ?? ''}/${s?.reason ?? ''}: ${s?.message ?? ''}`);
         return s;
       }, POLL);
-      if (status.phase !== 'Solved') { stopped = soldOut(prov, name, status.message ?? ''); break; }
+      if (status.phase !== 'Solved') { stopped = await soldOut(prov, name, status.message ?? ''); break; }
       solved.push(Date.now() - started);
       const node = status.virtualNode ?? '';
       // prov-b's Federation for cons-a hosts images under example.com/ only
