@@ -62,8 +62,8 @@ export async function intentRow(intents: number, baselines: number): Promise<Int
       await createSolver(cons.kube, name, { resources: { cpu: '250m', memory: '256Mi', pods: 1 }, durationSeconds: 600, remoteOnly: true, maxPrice: { amount: '5', currency: 'EUR', period: 'hourly' } });
       const status = await waitFor(`${name} Solved`, async () => {
         const s = await solverStatus(cons.kube, name);
-        // nothing on sale that holds it: the provider is sold out, said below
-        if (s?.reason === 'NoFlavourFound') return s;
+        // three empty discoveries in a row (5 s, then 10 s apart): the provider is sold out, said below
+        if (s?.reason === 'NoFlavourFound' && (s.discoveryAttempts ?? 0) >= 3) return s;
         // the last state seen is in the error, should the wait run out
         if (s?.phase !== 'Solved') throw new Error(`${name} ${s?.phase ?? ''}/${s?.reason ?? ''}: ${s?.message ?? ''}`);
         return s;
