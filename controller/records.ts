@@ -9,7 +9,7 @@ import { appliedField, serviceMarker, type AppliedRecord } from './applied.ts';
 import { placedNode } from './bundle/deployment.ts';
 import { ANNOTATION_PLACED_AT, ANNOTATION_PLACEMENT_REASON, deviceOf } from './bundle/names.ts';
 import { podRequests } from './scheduling/candidates.ts';
-import { HOSTED_FOR_LABEL } from './drone/slicing/kube-input.ts';
+import { CARRIED_FOR_LABEL, HOSTED_FOR_LABEL } from './drone/slicing/kube-input.ts';
 import { sharedPlacement, type SharedPlacement } from './shared-placement.ts';
 import { ANNOTATION_MODE } from '../shared/node-host.ts';
 
@@ -181,7 +181,7 @@ export function podRecord(pod: V1Pod, deviceShifuNamespace: string, pool: String
     phase: pool.intern(pod.status?.phase),
     unschedulable: refusal(pod),
     device: owner === undefined ? undefined : keyOf(owner, pool.deviceKeys),
-    hostedFor: pool.intern(metadata.labels?.[HOSTED_FOR_LABEL]),
+    hostedFor: pool.intern(metadata.labels?.[HOSTED_FOR_LABEL] ?? metadata.labels?.[CARRIED_FOR_LABEL]), // a REAR buyer's carried pod: its contract holds it
   });
 }
 

@@ -11,14 +11,32 @@ import { waitFor } from '../../test/support/wait.ts';
 import type { Kube } from '../../test/support/cluster.ts';
 import { APPS } from '../../test/offload/support.ts';
 import { carriedDeployment } from '../../test/rear/peering-support.ts';
-import { createSolver, rearFederation, solverStatus } from '../../test/rear/controllers.ts';
+import { createSolver, rearFederation, rearOf, solverStatus, type RearFederation } from '../../test/rear/controllers.ts';
+import { toQuantities } from '../../controller/rear/quantities.ts';
+import { cpuMillis } from '../../shared/kube/quantity.ts';
 import { benchContext, percentile } from '../offload-common.ts';
 
 const POLL = { timeoutMs: 180_000, intervalMs: 10 };
 
-export interface IntentFigures { solved: number[]; running: number[]; baseline: number[]; loadBefore: string; loadAfter: string }
+export interface IntentFigures { solved: number[]; running: number[]; baseline: number[]; loadBefore: string; loadAfter: string; soldOut?: string }
 
 const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
+
+/** What prov-b's slice holds when an intent finds nothing: offered, held by contracts and reservations, by DRONE, and on sale. */
+async function soldOut(prov: RearFederation['prov'], intent: string, message: string): Promise<string> {
+  const rear = rearOf(prov);
+  const agent = prov.controller.controller.offloader?.federation.agent;
+  const book = rear.market?.current();
+  const cpu = (r: { cpu: number } | undefined): string => toQuantities({ cpu: r?.cpu ?? 0, memory: 0, pods: 0, storage: 0, gpu: 0 }).cpu;
+  const held = (book?.contracts ?? []).reduce((a, c) => a + c.resources.cpu, 0) + (book?.transactions ?? []).reduce((a, x) => a + x.resources.cpu, 0);
+  const drone = (agent?.hosted() ?? []).filter((e) => !e.app.startsWith('rear.')).reduce((a, e) => a + e.resources.cpu, 0);
+  const onSale = (rear.market?.flavours() ?? []).map((f) => `${f.id} cpu ${cpu(f.characteristics)} memory ${String(f.characteristics.memory)}Mi pods ${String(f.characteristics.pods)}`).join('; ');
+  // the pods that hold prov-b's node: carried ones (labelled with their consumer) are its contracts' and not counted by DRONE
+  const pods = (await prov.kube.core.listPodForAllNamespaces()).items.filter((p) => p.spec?.nodeName !== undefined && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed');
+  const podCpu = (carried: boolean): string => cpu({ cpu: pods.filter((p) => (p.metadata?.labels?.['rear.edgeshifu.io/consumer'] !== undefined) === carried).flatMap((p) => p.spec?.containers ?? []).reduce((a, c) => a + cpuMillis(c.resources?.requests?.cpu ?? '0'), 0) });
+  const free = agent === undefined ? undefined : (agent as unknown as { core?: { state?: { free?: { cpu: number } } } }).core?.state?.free;
+  return `${intent} found no flavour (${message}): prov-b's pods request ${podCpu(false)} (not carried) and ${podCpu(true)} (carried, ${String(pods.filter((p) => p.metadata?.labels?.['rear.edgeshifu.io/consumer'] !== undefined).length)} pods); DRONE counts free cpu ${cpu(free)}; prov-b offers cpu ${cpu(agent?.offered())} of its slice, ${String(book?.contracts.length ?? 0)} contracts and ${String(book?.transactions.length ?? 0)} reservations hold ${cpu({ cpu: held })}, DRONE's hosted work ${cpu({ cpu: drone })}; on sale: ${onSale === '' ? 'nothing' : onSale}`;
+}
 
 async function runningPod(kube: Kube, namespace: string, app: string, node?: string): Promise<V1Pod> {
   return waitFor(`${app} Running`, async () => {
@@ -33,6 +51,7 @@ export async function intentRow(intents: number, baselines: number): Promise<Int
   try {
     // partitions from 250m (the default least is 500m: eight intents would take the whole slice)
     const { cons, prov } = await rearFederation(t, ['--rear-min', 'cpu=250m,memory=256Mi,pods=1']);
+    let stopped: string | undefined;
     await prov.kube.core.createNamespace({ body: { metadata: { name: 'bench' } } });
     const solved: number[] = [];
     const running: number[] = [];
@@ -43,10 +62,13 @@ export async function intentRow(intents: number, baselines: number): Promise<Int
       await createSolver(cons.kube, name, { resources: { cpu: '250m', memory: '256Mi', pods: 1 }, durationSeconds: 600, remoteOnly: true, maxPrice: { amount: '5', currency: 'EUR', period: 'hourly' } });
       const status = await waitFor(`${name} Solved`, async () => {
         const s = await solverStatus(cons.kube, name);
+        // three empty discoveries in a row (5 s, then 10 s apart): the provider is sold out, said below
+        if (s?.reason === 'NoFlavourFound' && (s.discoveryAttempts ?? 0) >= 3) return s;
         // the last state seen is in the error, should the wait run out
         if (s?.phase !== 'Solved') throw new Error(`${name} ${s?.phase ?? ''}/${s?.reason ?? ''}: ${s?.message ?? ''}`);
         return s;
       }, POLL);
+      if (status.phase !== 'Solved') { stopped = await soldOut(prov, name, status.message ?? ''); break; }
       solved.push(Date.now() - started);
       const node = status.virtualNode ?? '';
       // prov-b's Federation for cons-a hosts images under example.com/ only
@@ -67,7 +89,7 @@ export async function intentRow(intents: number, baselines: number): Promise<Int
       await runningPod(prov.kube, 'bench', name);
       baseline.push(Date.now() - started);
     }
-    return { solved, running, baseline, loadBefore, loadAfter: load() };
+    return { solved, running, baseline, loadBefore, loadAfter: load(), ...(stopped === undefined ? {} : { soldOut: stopped }) };
   } finally {
     await done();
   }
@@ -80,5 +102,6 @@ export function printIntentRow(f: IntentFigures): void {
   console.log(row('Solver created → pod Running on the virtual node', f.running));
   console.log(row('baseline: plain Deployment on the provider', f.baseline));
   console.log(`intent → pod Running p50 / baseline p50: ×${(percentile(f.running, 50) / percentile(f.baseline, 50)).toFixed(2)}; p99: ×${(percentile(f.running, 99) / percentile(f.baseline, 99)).toFixed(2)}`);
+  if (f.soldOut !== undefined) console.log(`stopped after ${String(f.solved.length)} intents: ${f.soldOut}`);
   console.log(`load average after ${f.loadAfter}`);
 }

@@ -19,10 +19,12 @@ import { API_VERSION } from '../../shared/crds/resources.ts';
 import type { DroneFederation } from '../offload/federation.ts';
 import { BookStore } from './book-store.ts';
 import { BuyerRecords, SOLVER_LABEL } from './buyer-records.ts';
+import { BuyerStore } from './buyer-store.ts';
 import { sellerSigns } from './contract-signing.ts';
 import type { Contract, RearResources } from './core/model.ts';
 import type { Book } from './core/provider.ts';
 import { droneHeld, ledgerSync } from './core/shared-slice.ts';
+import { contractEnd } from './core/solver-phases.ts';
 import { FlavorPublisher } from './flavor-publisher.ts';
 import { rearRoutes } from './http/routes.ts';
 import { Market } from './market.ts';
@@ -79,7 +81,7 @@ export class RearService {
     const agent = federation.agent;
     this.store = new BookStore({ client, namespace: settings.rearNamespace, seller: self, sign: (c) => sellerSigns(keyring, c).signatures });
     const store = this.store;
-    const book = await this.loadBook(store);
+    const book = await this.served('REAR\'s book', () => store.load());
     this.syncLedger(book);
     this.market = new Market({
       config: catalogueOf(settings, self, settings.rearDomain), terms: termsOf(settings), keyring, book,
@@ -108,17 +110,23 @@ export class RearService {
     this.solvers = new Informer<Solver>({ path, logger: logger.child({ informer: 'Solver' }), watch: client.watch, list: () => client.request<KubernetesListObject<Solver>>('GET', path) });
     const records = new BuyerRecords({ client, keyring, node: this.node, self, logger });
     this.records = records;
-    this.reconciler = new SolverReconciler({ client, solvers: this.solvers, node: this.node, bought: (namespace, solver, signed) => records.bought(namespace, solver, signed), localFree: this.deps.localFree, logger, registry: this.deps.registry, candidateTtlMs: settings.rearCacheTtlSeconds * 1000 });
+    // the buyer's peering candidates and reservations, as resources a restart reads back
+    const memory = new BuyerStore({ client, namespace: settings.rearNamespace, buyer: self });
+    this.reconciler = new SolverReconciler({ client, solvers: this.solvers, node: this.node, store: memory, bought: (namespace, solver, signed) => records.bought(namespace, solver, signed), localFree: this.deps.localFree, logger, registry: this.deps.registry, candidateTtlMs: settings.rearCacheTtlSeconds * 1000 });
     await this.solvers.start();
-    this.reconciler.start();
+    const reconciler = this.reconciler;
+    await this.served('the buyer\'s peering candidates', () => reconciler.start());
     // peering: virtual nodes for what this cluster bought, and the pods it hosts for what it sold
     const market = this.market;
     this.peering = new Peering({
       client, bus, settings: { cluster: self }, logger: logger.child({ part: 'rear-peering' }), registry: this.deps.registry,
-      // the Solver that bought a contract is Solved once its Allocation is Active (the node Ready)
+      // the Solver that bought a contract is Solved once its Allocation is Active (the node Ready), Ended or Failed once it is Released
       allocated: async (contract, phase, node) => {
         const solver = contract.metadata.labels?.[SOLVER_LABEL];
-        if (phase === 'Active' && solver !== undefined) await this.reconciler?.peered(contract.metadata.namespace ?? '', solver, contract.spec.contractID, node);
+        if (solver === undefined) return;
+        const { contractID: contractId, expiresAt } = contract.spec;
+        if (phase === 'Active') await this.reconciler?.peered(contract.metadata.namespace ?? '', solver, contractId, node);
+        if (phase === 'Released') await this.reconciler?.contractOver(contract.metadata.namespace ?? '', solver, contractId, contractEnd({ contractId, seller: contract.spec.seller.nodeID, expiresAt, ...(contract.status?.phase === undefined ? {} : { phase: contract.status.phase }), deleting: contract.metadata.deletionTimestamp !== undefined }, Date.now()));
       },
     });
     this.peeringHost = new PeeringHost({
@@ -134,15 +142,15 @@ export class RearService {
     logger.info({ cluster: self, domain: settings.rearDomain, supernode: settings.rearSupernode ?? self }, 'REAR started');
   }
 
-  /** The stored book; the API server may not serve REAR's resources yet (CRDs just made, storage starting): tried again with backoff. */
-  private async loadBook(store: BookStore): Promise<Book> {
+  /** A first read of REAR's resources; the API server may not serve them yet (CRDs just made, storage starting): tried again with backoff. */
+  private async served<T>(what: string, read: () => Promise<T>): Promise<T> {
     const backoff = new Backoff({ initialMs: 200, maxMs: 5_000 });
     for (;;) {
       try {
-        return await store.load();
+        return await read();
       } catch (err) {
         if (this.stopping.signal.aborted) throw err;
-        this.deps.logger.warn({ err: errorMessage(err) }, 'REAR\'s book not read yet; trying again');
+        this.deps.logger.warn({ err: errorMessage(err) }, `${what} not read yet; trying again`);
         await sleep(backoff.next(), this.stopping.signal);
       }
     }

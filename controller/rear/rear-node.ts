@@ -16,6 +16,12 @@ import { answerHop, isSupernode, nextHop, whomToAsk, type Topology } from './flo
 import type { Market } from './market.ts';
 import type { ContractEndedMessage, CountersignContractMessage, FlavoursAnswerMessage, ListFlavoursMessage, PurchaseFlavourMessage, RearMessage, ReserveFlavourMessage, SaleAnswerMessage } from './messages/index.ts';
 
+/** What a purchase is addressed by: the flavour's id and its seller (a Flavour, or a Solver's record of one). */
+export interface PurchaseTarget {
+  readonly id: string;
+  readonly owner: { readonly cluster: string; readonly domain: string };
+}
+
 export interface RearNodeOptions {
   readonly bus: BusClient<RearMessage>;
   readonly topology: Topology;
@@ -195,7 +201,7 @@ export class RearNode {
    * countersigned. With the transaction's `expiresAt`, the buyer stops waiting one reply timeout
    * after it (a late answer still counts within it): the seller sells nothing past its expiry.
    */
-  async purchase(flavour: Flavour, transactionId: string, durationMs?: number, expiresAt?: number): Promise<SignedContract> {
+  async purchase(flavour: PurchaseTarget, transactionId: string, durationMs?: number, expiresAt?: number): Promise<SignedContract> {
     const sn = this.o.topology.supernode;
     const deadline = expiresAt === undefined ? undefined : {
       at: expiresAt + (this.o.replyTimeoutMs ?? 2_000),

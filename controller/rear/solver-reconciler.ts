@@ -2,7 +2,9 @@
 // (core/solver.ts) and phase (core/solver-phases.ts) → one REAR step over the bus (rear-node.ts)
 // → the status, written after every step so `kubectl get solvers` shows where each intent stands.
 // What it wrote is remembered per Solver: a cache that lags behind its own writes never makes it
-// reserve or buy twice.
+// reserve or buy twice. Its peering candidates and reservations are resources too (buyer-store.ts):
+// a restarted controller consults the same candidates and waits for a held purchase only until
+// one reply timeout past the transaction's expiry, as before the restart.
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { KubeClient } from '../../shared/kube/client.ts';
 import type { Informer } from '../../shared/kube/informer.ts';
@@ -20,6 +22,7 @@ import { decide, underCeiling, type Intent } from './core/solver.ts';
 import type { RearNode } from './rear-node.ts';
 import type { SignedContract } from './contract-signing.ts';
 import { fromQuantities } from './quantities.ts';
+import type { BuyerStore, ReservationRef } from './buyer-store.ts';
 
 /** The Solver as stored: quantities and a decimal price, as users write them. */
 export interface SolverSpecStored extends Omit<SolverSpecIn, 'resources' | 'maxPrice'> {
@@ -45,6 +48,8 @@ export interface SolverReconcilerDeps {
   /** When a discovery that found nothing is tried again (core/discovery-retry.ts). */
   readonly discoveryRetry?: DiscoveryRetryPolicy;
   readonly clock?: () => number;
+  /** The candidates and reservations kept as resources (without it, in memory only). */
+  readonly store?: BuyerStore;
   /** The buyer's records of a contract just bought (its Contract copy, Allocation, countersignature). */
   readonly bought?: (namespace: string, solver: string, signed: SignedContract) => Promise<void>;
 }
@@ -61,6 +66,12 @@ function writtenOf(solver: Solver): Written {
 function intentOfSolver(solver: Solver): Intent {
   const { maxPrice, ...spec } = solver.spec;
   return intentOf({ ...spec, resources: fromQuantities(spec.resources, 'spec.resources'), ...(maxPrice === undefined ? {} : { maxPrice: { ...maxPrice, amount: Number(maxPrice.amount) } }) });
+}
+
+/** Which Reservation records the Solver's current attempt. */
+function reservationOf(solver: Solver, state: SolverState): ReservationRef {
+  const { namespace = '', name = '', uid } = solver.metadata ?? {};
+  return { namespace, solver: name, ...(uid === undefined ? {} : { uid }), attempt: state.attempts };
 }
 
 /** The Solver's own deadline for finding a flavour, if it has one. */
@@ -84,9 +95,24 @@ export class SolverReconciler {
     deps.solvers.on('delete', (_s, key) => { this.written.delete(key); });
   }
 
-  start(): void { this.runner.start(); }
+  /** Starts with the candidates the store still holds (a restart consults them before discovering). */
+  async start(): Promise<void> {
+    if (this.deps.store !== undefined) this.candidates = await this.deps.store.loadCandidates();
+    this.runner.start();
+  }
   stop(): Promise<void> { return this.runner.stop(); }
   private now(): number { return (this.deps.clock ?? Date.now)(); }
+
+  /** The cache changed: kept as PeeringCandidates before the step that follows. */
+  private async candidatesNow(next: CandidateCache): Promise<void> {
+    this.candidates = next;
+    await this.deps.store?.keepCandidates(next);
+  }
+
+  /** When a held transaction expires: from this run's answer, else from its Reservation (after a restart). */
+  private async expiryOf(ref: ReservationRef, transactionId: string): Promise<number | undefined> {
+    return this.expiries.get(transactionId) ?? await this.deps.store?.expiry(ref, transactionId);
+  }
 
   /** Writes the status (a merge patch: a retry time no longer due is cleared with null). */
   private async save(solver: Solver, key: string, written: Written): Promise<void> {
@@ -114,26 +140,34 @@ export class SolverReconciler {
       if (again !== undefined) return again;
       if (at.state.phase === 'Reserving' || at.state.phase === 'Purchasing') await this.buy(solver, intent, at, step);
     } catch (err) {
-      return this.refused(err, at.state, step, () => at.state.phase);
+      return this.refused(err, solver, () => at.state, step);
     }
     return {};
   }
 
   /** A refusal from the seller: the flavour forgotten, the Solver back to discovery or Failed. */
-  private async refused(err: unknown, state: SolverState, step: (e: SolverEvent) => Promise<void>, phase: () => SolverState['phase']): Promise<ReconcileResult> {
+  private async refused(err: unknown, solver: Solver, current: () => SolverState, step: (e: SolverEvent) => Promise<void>): Promise<ReconcileResult> {
     if (!isEdgeshifuError(err) || err.transient) throw err;
-    if (state.flavourId !== undefined) this.candidates = forget(this.candidates, state.flavourId);
-    const expiresAt = state.transactionId === undefined ? undefined : this.expiries.get(state.transactionId);
+    const state = current();
+    const ref = reservationOf(solver, state);
+    if (state.flavourId !== undefined) await this.candidatesNow(forget(this.candidates, state.flavourId));
+    const expiresAt = state.transactionId === undefined ? undefined : await this.expiryOf(ref, state.transactionId);
     if (state.transactionId !== undefined) this.expiries.delete(state.transactionId);
     // a not-found past the transaction's expiry is the reservation lapsing, not a refusal
     const expired = err.kind === 'not-found' && expiresAt !== undefined && this.now() >= expiresAt;
+    if (state.phase === 'Reserving' || state.phase === 'Purchasing') await this.deps.store?.settled(ref, expired ? 'Expired' : 'Refused', err.message);
     await step({ type: 'refused', step: state.phase !== 'Purchasing' ? 'reserve' : expired ? 'expiry' : 'purchase', message: err.message });
-    return phase() === 'Discovering' ? { requeueAfterMs: 100 } : {};
+    return current().phase === 'Discovering' ? { requeueAfterMs: 100 } : {};
   }
 
   /** The seller ended the Solver's contract before its time: Failed, reason ContractEnded. */
   async contractEnded(namespace: string, name: string, message: string): Promise<void> {
     await this.told(namespace, name, { type: 'contract-ended', message });
+  }
+
+  /** The contract's Allocation was Released: `Ended` when its period ran out, `Failed` when it ended early (`contractEnd`). */
+  async contractOver(namespace: string, name: string, contractId: string, event: SolverEvent): Promise<void> {
+    await this.told(namespace, name, event, contractId);
   }
 
   /** The contract's Allocation turned Active (its virtual node is Ready): Solved. */
@@ -162,7 +196,7 @@ export class SolverReconciler {
     if (decision.step === 'discover') {
       await step({ type: 'discover', message: decision.reason });
       const found = await this.deps.node.discover(decision.selector);
-      this.candidates = remember(this.candidates, { flavours: found, via: 'discovery' }, this.now(), this.deps.candidateTtlMs ?? 60_000);
+      await this.candidatesNow(remember(this.candidates, { flavours: found, via: 'discovery' }, this.now(), this.deps.candidateTtlMs ?? 60_000));
       decision = pick();
       if (decision.step === 'discover') {
         const now = this.now();
@@ -179,22 +213,32 @@ export class SolverReconciler {
     return undefined;
   }
 
+  /** RESERVE the flavour chosen, recorded in a Reservation before it leaves and with the seller's expiry after; returns the transaction. */
+  private async reserve(ref: ReservationRef, intent: Intent, flavourId: string | undefined, step: (e: SolverEvent) => Promise<void>): Promise<string> {
+    const flavour: Flavour | undefined = flavourId === undefined ? undefined : this.candidates.get(flavourId)?.flavour;
+    if (flavour === undefined) throw new EdgeshifuError('not-found', `flavour ${flavourId ?? '?'} is no longer a known candidate`);
+    const chosen = decide({ ...intent, remoteOnly: true }, this.deps.localFree(), [{ flavour, via: 'discovery', expiresAt: Number.MAX_SAFE_INTEGER }], this.now());
+    const take = chosen.step === 'reserve' ? chosen.take : {};
+    await this.deps.store?.reserving(ref, flavour, take);
+    const transaction = await this.deps.node.reserve(flavour, take);
+    if (!underCeiling(intent, transaction.price)) throw new EdgeshifuError('conflict', `the seller asks ${transaction.price.amount} ${transaction.price.currency} ${transaction.price.period}, above the ceiling`);
+    const { transactionId, expiresAt } = transaction;
+    this.expiries.set(transactionId, expiresAt);
+    await this.deps.store?.reserved(ref, transactionId, expiresAt);
+    await step({ type: 'reserved', transactionId });
+    return transactionId;
+  }
+
   /** RESERVE then PURCHASE with the flavour chosen; ends Peering with a contract. */
   private async buy(solver: Solver, intent: Intent, at: Written, step: (e: SolverEvent) => Promise<void>): Promise<void> {
-    const flavour: Flavour | undefined = at.state.flavourId === undefined ? undefined : this.candidates.get(at.state.flavourId)?.flavour;
-    if (flavour === undefined) throw new EdgeshifuError('not-found', `flavour ${at.state.flavourId ?? '?'} is no longer a known candidate`);
-    let transactionId = at.state.transactionId;
-    if (at.state.phase === 'Reserving') {
-      const chosen = decide({ ...intent, remoteOnly: true }, this.deps.localFree(), [{ flavour, via: 'discovery', expiresAt: Number.MAX_SAFE_INTEGER }], this.now());
-      const transaction = await this.deps.node.reserve(flavour, chosen.step === 'reserve' ? chosen.take : {});
-      if (!underCeiling(intent, transaction.price)) throw new EdgeshifuError('conflict', `the seller asks ${transaction.price.amount} ${transaction.price.currency} ${transaction.price.period}, above the ceiling`);
-      transactionId = transaction.transactionId;
-      this.expiries.set(transactionId, transaction.expiresAt);
-      await step({ type: 'reserved', transactionId });
-    }
-    const bought = transactionId ?? '';
-    const signed = await this.deps.node.purchase(flavour, bought, intent.durationMs, this.expiries.get(bought));
+    const { flavourId, provider } = at.state;
+    const ref = reservationOf(solver, at.state);
+    const bought = at.state.phase === 'Reserving' ? await this.reserve(ref, intent, flavourId, step) : at.state.transactionId ?? '';
+    // the seller and flavour are the Solver's own record: a restarted buyer purchases what it reserved, even once the candidate expired
+    const seller = { id: flavourId ?? '', owner: { cluster: provider ?? '', domain: at.domain ?? '' } };
+    const signed = await this.deps.node.purchase(seller, bought, intent.durationMs, await this.expiryOf(ref, bought));
     this.expiries.delete(bought);
+    await this.deps.store?.settled(ref, 'Purchased', `contract ${signed.contract.contractId} bought`);
     await step({ type: 'purchased', contractId: signed.contract.contractId });
     await this.deps.bought?.(solver.metadata?.namespace ?? '', solver.metadata?.name ?? '', signed);
   }

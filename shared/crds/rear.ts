@@ -1,7 +1,8 @@
 // The Kubernetes side of REAR (controller/rear/README.md): what a provider sells (Flavor), what a
 // consumer asks for (Solver, the intent), what discovery found (PeeringCandidate), the buyer's and
 // seller's records of a sale (Reservation, Transaction, Contract) and what a contract gives the
-// consumer (Allocation, a virtual node). Phases end Solved or Failed, as in FLUIDOS's node.
+// consumer (Allocation, a virtual node). Phases end Solved or Failed, as in FLUIDOS's node (a
+// Solver whose contract ran its time is Ended).
 import { Type, type Static } from '@sinclair/typebox';
 import { celRules, Conditions, Quantity, StringEnum, Timestamp } from './schema.ts';
 
@@ -50,7 +51,7 @@ export const FlavorSpec = Type.Object({
 export type FlavorSpec = Static<typeof FlavorSpec>;
 export const FlavorStatus = Type.Object({ observedGeneration: Type.Optional(Type.Integer({ format: 'int64', minimum: 0 })) });
 
-export const SOLVER_PHASES = ['Pending', 'Discovering', 'Reserving', 'Purchasing', 'Peering', 'Solved', 'Failed'] as const;
+export const SOLVER_PHASES = ['Pending', 'Discovering', 'Reserving', 'Purchasing', 'Peering', 'Solved', 'Ended', 'Failed'] as const;
 export const SolverSpec = Type.Object({
   resources: RearQuantities,
   architecture: Type.Optional(Type.String({ minLength: 1, maxLength: 63 })),

@@ -14,7 +14,8 @@ import { createLogger } from '../../shared/log.ts';
 import { Informer, type WatchFn } from '../../shared/kube/informer.ts';
 import { waitFor } from '../support/wait.ts';
 import { candidateNode } from '../../controller/scheduling/candidates.ts';
-import { HOSTED_FOR_LABEL, nodeInput, podInput } from '../../controller/drone/slicing/kube-input.ts';
+import { CARRIED_FOR_LABEL, HOSTED_FOR_LABEL, nodeInput, podInput } from '../../controller/drone/slicing/kube-input.ts';
+import { clusterFree } from '../../controller/drone/slicing/capacity.ts';
 import { publicAddress } from '../../controller/offload/host-plan.ts';
 
 const device = { name: 'thermometer', namespace: 'devices', spec: { protocol: 'HTTP' as const, address: 'x:1' } };
@@ -72,6 +73,10 @@ test("a pod record keeps node, requests, phase, the scheduler's refusal and its 
   const other = podRecord(v1('b', 'deviceshifu', []), 'deviceshifu', pool);
   t.is(other.node, record.node);
   t.like(other, { cpuMillis: 0, memory: 0 });
+  // a pod carried for a REAR buyer reads back as hosted work, so DRONE's slice does not count it on top of its contract
+  const carried = podRecord({ metadata: { name: 'web', namespace: 'rear-cons-a', labels: { [CARRIED_FOR_LABEL]: 'cons-a' } }, spec: { nodeName: 'edge-7', containers: [{ name: 'web', resources: { requests: { cpu: '100m', memory: '64Mi' } } }] }, status: { phase: 'Running' } }, 'deviceshifu', pool);
+  t.is(podInput(carried as V1Pod).hostedFor, 'cons-a');
+  t.deepEqual(clusterFree([{ name: 'edge-7', ready: true, allocatable: { cpu: 8000, memory: 16_384 * 2 ** 20 } }], [podInput(carried as V1Pod)]), { cpu: 8000, memory: 16_384 * 2 ** 20 });
 });
 
 test('a resourceVersion that is a small decimal counter is kept as a number; any other spelling as it is', (t) => {

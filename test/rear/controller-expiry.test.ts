@@ -2,17 +2,21 @@
 // prov-b's purchase path is blocked (its Market holds every PURCHASE and never answers), so each
 // reservation the Solver makes lapses on the seller: its Transaction is deleted and the Flavor
 // grows back whole; the buyer stops waiting past the transaction's expiry and the Solver says
-// `ReservationExpired`, tries again, and after its attempts is Failed with that reason.
+// `ReservationExpired`, tries again, and after its attempts is Failed with that reason. cons-a's
+// controller is restarted while its first purchase is held: it reads the reservation's expiry back
+// from its Reservation and ends as it would have, once.
 import test from 'ava';
 import type { TransactionObject } from '../../controller/rear/book-objects.ts';
 import type { PurchaseRequest } from '../../controller/rear/core/provider.ts';
 import type { SignedContract } from '../../controller/rear/contract-signing.ts';
 import { waitFor } from '../support/wait.ts';
+import { APPS, startMember } from '../offload/support.ts';
+import type { PeeringCandidateObject, ReservationObject } from '../../controller/rear/buyer-objects.ts';
 import { createSolver, listed, rearFederation, rearOf, solverStatus } from './controllers.ts';
 
 interface FlavorObject { metadata: { name: string }; spec: { characteristics: { cpu?: string } } }
 
-test('an unpurchased reservation expires on the seller, the Flavor grows back, and the Solver says ReservationExpired', async (t) => {
+test('an unpurchased reservation expires on the seller, the Flavor grows back, and the Solver says ReservationExpired, across a restart of the buyer', async (t) => {
   const { cons, prov } = await rearFederation(t, ['--rear-reservation-seconds', '3']);
   const market = rearOf(prov).market;
   if (market === undefined) throw new Error('prov-b sells nothing');
@@ -30,8 +34,18 @@ test('an unpurchased reservation expires on the seller, the Flavor grows back, a
   t.is(reserved?.spec.transactionID, first, 'the reservation is in prov-b\'s book');
   await waitFor('the Flavor shrunk by the reservation', async () => ((await flavors()) !== whole ? true : undefined));
 
-  // the purchase reached the seller and is held; the transaction lapses and its resources return
+  // the buyer's records: the candidate discovery found, and the reservation with the seller's expiry
+  const candidates = await listed<PeeringCandidateObject>(cons.kube, 'peeringcandidates');
+  t.true(candidates.some((c) => c.spec.flavor.flavorID === purchasing.flavorID && c.spec.flavor.owner.nodeID === 'prov-b' && Date.parse(c.spec.expiresAt) > 0), 'the candidate is a PeeringCandidate');
+  const [reservation] = await listed<ReservationObject>(cons.kube, 'reservations', APPS);
+  t.like(reservation, { metadata: { name: 'late-1' }, spec: { solver: 'late', flavorID: purchasing.flavorID, seller: 'prov-b', partition: { cpu: '1000m' } }, status: { phase: 'Reserved', transactionID: first } });
+  t.is(reservation?.status?.expiresAt, reserved?.spec.expiresAt, 'the buyer records the seller\'s expiry');
+
+  // the purchase reached the seller and is held; cons-a's controller stops and a new one starts
   await waitFor('the purchase held on prov-b', () => (held.some((r) => r.transactionId === first) ? true : undefined));
+  await cons.controller.controller.stop();
+  cons.controller = await startMember(t, cons);
+  // the transaction lapses and its resources return
   await waitFor('the first Transaction deleted on expiry', async () => ((await listed<TransactionObject>(prov.kube, 'transactions')).every((x) => x.spec.transactionID !== first) ? true : undefined), { timeoutMs: 30_000 });
   const reasons: string[] = [];
   const failed = await waitFor('the Solver Failed after its attempts', async () => {
@@ -42,8 +56,17 @@ test('an unpurchased reservation expires on the seller, the Flavor grows back, a
   t.like(failed, { phase: 'Failed', reason: 'ReservationExpired', attempts: 3 });
   t.regex(failed.message ?? '', /^transaction \S+ expired at \S+ before prov-b answered its purchase: reserve the flavour again \(after 3 attempts\)$/);
   t.like(failed.conditions?.[0], { type: 'Ready', status: 'False', reason: 'ReservationExpired' });
+  // the restarted buyer stopped waiting at the first transaction's expiry read from its Reservation
+  // (not when its resends ran out), as the first run would have
+  const firstRecord = (await listed<ReservationObject>(cons.kube, 'reservations', APPS)).find((r) => r.metadata?.name === 'late-1');
+  t.like(firstRecord?.status, { phase: 'Expired', transactionID: first });
+  t.true(firstRecord?.status?.message?.startsWith(`transaction ${first} expired at ${reserved?.spec.expiresAt ?? '?'} before prov-b answered its purchase`), firstRecord?.status?.message);
   t.true(reasons.filter((r) => r === 'WaitingForPurchase').length >= 2, `it reserved again: ${reasons.join(' → ')}`);
   t.is(new Set(held.map((r) => r.transactionId)).size, 3, 'three reservations, each purchase held');
+  // one Reservation per attempt, each Expired with its transaction: the restart reserved nothing more
+  const reservations = await listed<ReservationObject>(cons.kube, 'reservations', APPS);
+  t.deepEqual(reservations.map((r) => [r.metadata?.name, r.status?.phase]).sort(), [['late-1', 'Expired'], ['late-2', 'Expired'], ['late-3', 'Expired']]);
+  t.deepEqual(new Set(reservations.map((r) => r.status?.transactionID)), new Set(held.map((r) => r.transactionId)));
 
   // the last reservation lapses too: nothing held on prov-b, the Flavor whole again, no contract
   await waitFor('every Transaction gone and the Flavor whole again', async () => ((await listed<TransactionObject>(prov.kube, 'transactions')).length === 0 && (await flavors()) === whole ? true : undefined), { timeoutMs: 30_000 });

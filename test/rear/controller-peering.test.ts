@@ -1,8 +1,9 @@
 // REAR's whole life through the real controllers on three control planes: a Solver on cons-a buys
 // from prov-b, the controller's peering makes the virtual node, the Allocation turns Active and
 // the Solver Solved; a Deployment tolerating the node's taint runs its pod there, Running on prov-b
-// in rear-cons-a with its status reflected back; a captured pod message sent again acts once; and
-// at the contract's expiry the node is drained (both sides) and removed, the Allocation Released.
+// in rear-cons-a with its status reflected back; a captured PURCHASE and a captured pod message
+// sent again act once; and at the contract's expiry the node is drained (both sides) and removed,
+// the Allocation Released and the Solver Ended (ContractExpired), a normal end.
 import test from 'ava';
 import type { V1Pod } from '@kubernetes/client-node';
 import mqtt from 'mqtt';
@@ -15,8 +16,17 @@ import { createSolver, listed, rearFederation, solverStatus } from './controller
 
 interface AllocationObject { spec: { contract: string; nodeName?: string }; status?: { phase?: string } }
 
-test('Solver → contract → virtual node Ready → Allocation Active → Solved → a pod Running on the provider; a replayed pod message acts once; expiry drains and removes the node', async (t) => {
-  const { cons, prov } = await rearFederation(t);
+interface ContractObject { spec: { contractID: string } }
+
+test('Solver → contract → virtual node Ready → Allocation Active → Solved → a pod Running on the provider; a replayed purchase and pod message act once; expiry drains and removes the node and ends the Solver', async (t) => {
+  const { cons, sn, prov } = await rearFederation(t);
+  // what cons-a sends is captured at cons-a's broker (it publishes there; its relay carries it on),
+  // to be sent again: its PURCHASE to sn-a, later its rear-pod to prov-b
+  const captured: Array<{ topic: string; payload: Buffer }> = [];
+  const sniffer = await mqtt.connectAsync(`mqtt://127.0.0.1:${cons.port}`, { username: 'cons-a', password: cons.password, reconnectPeriod: 0 });
+  t.teardown(() => sniffer.endAsync());
+  sniffer.on('message', (topic, payload) => { captured.push({ topic, payload }); });
+  await sniffer.subscribeAsync([`${TOPIC_ROOT}/cons-a/to/+/rear-purchase`, `${TOPIC_ROOT}/cons-a/to/prov-b/rear-pod`], { qos: 1 });
   await createSolver(cons.kube, 'web', { resources: { cpu: '2', memory: '2Gi', pods: 4 }, durationSeconds: 60, remoteOnly: true, maxPrice: { amount: '5', currency: 'EUR', period: 'hourly' } });
   const phases: string[] = [];
   const solved = await waitFor('the Solver to be Solved', async () => {
@@ -34,13 +44,26 @@ test('Solver → contract → virtual node Ready → Allocation Active → Solve
   const [allocation] = await listed<AllocationObject>(cons.kube, 'allocations', APPS);
   t.like(allocation, { spec: { contract: contractId, nodeName: node }, status: { phase: 'Active' } });
 
-  // what cons-a sends prov-b is captured at cons-a's broker (it publishes there; its relay carries
-  // it to prov-b's), to be sent again
-  const captured: Array<{ topic: string; payload: Buffer }> = [];
-  const sniffer = await mqtt.connectAsync(`mqtt://127.0.0.1:${cons.port}`, { username: 'cons-a', password: cons.password, reconnectPeriod: 0 });
-  t.teardown(() => sniffer.endAsync());
-  sniffer.on('message', (topic, payload) => { captured.push({ topic, payload }); });
-  await sniffer.subscribeAsync(`${TOPIC_ROOT}/cons-a/to/prov-b/rear-pod`, { qos: 1 });
+  // the captured PURCHASE published again as is (a replay by whoever holds cons-a's broker login):
+  // a guard on the way (cons-a's relay or sn-a) drops the copy (counted as a duplicate, not logged
+  // one by one: a flood's copies would flood the log); the same bytes under a fresh id and time, to
+  // slip past that memory, no longer match cons-a's signature and are dropped and logged with the
+  // reason. One contract.
+  const purchase = captured.find((c) => c.topic.endsWith('/rear-purchase'));
+  if (purchase === undefined) return t.fail('no PURCHASE captured');
+  t.is(purchase.topic, `${TOPIC_ROOT}/cons-a/to/sn-a/rear-purchase`);
+  const drops = (reason: string): number => [cons, sn].flatMap((m) => samples(m.controller.registry, 'edgeshifu_bus_messages_dropped_total')).filter((s) => s.labels.reason === reason).reduce((a, s) => a + s.value, 0);
+  const [duplicate, forged] = [drops('duplicate'), drops('bad-signature')];
+  await sniffer.publishAsync(purchase.topic, purchase.payload, { qos: 1 });
+  await waitFor('the replayed PURCHASE dropped as a duplicate', () => (drops('duplicate') > duplicate ? true : undefined));
+  const renamed = JSON.parse(purchase.payload.toString()) as { id: string; timestamp: number; kind: string };
+  t.is(renamed.kind, 'rear-purchase');
+  await sniffer.publishAsync(purchase.topic, JSON.stringify({ ...renamed, id: `${renamed.id}.again`, timestamp: Date.now() }), { qos: 1 });
+  await waitFor('the re-dated PURCHASE dropped as not cons-a\'s signature', () => (drops('bad-signature') > forged ? true : undefined));
+  const logged = [cons, sn].map((m) => m.controller.logs.join('')).join('').split('\n').find((l) => l.includes('dropped a message') && l.includes('rear-purchase'));
+  t.regex(logged ?? '', /"reason":"bad-signature".*"detail":"[a-z]+ signature from cons-a/);
+  t.deepEqual((await listed<ContractObject>(prov.kube, 'contracts')).map((c) => c.spec.contractID), [contractId], 'prov-b sold once');
+  t.deepEqual((await listed<ContractObject>(cons.kube, 'contracts', APPS)).map((c) => c.spec.contractID), [contractId], 'cons-a holds one contract');
 
   // prov-b's Federation for cons-a hosts images under example.com/ only
   const web = carriedDeployment('web', APPS, { node, contractId });
@@ -59,7 +82,7 @@ test('Solver → contract → virtual node Ready → Allocation Active → Solve
 
   // a captured rear-pod, published again as is with cons-a's broker login (a replay by whoever
   // holds it): a guard on the way (cons-a's relay or prov-b) drops the copy; prov-b runs one pod
-  const copy = await waitFor('a rear-pod captured', () => captured[0]);
+  const copy = await waitFor('a rear-pod captured', () => captured.find((c) => c.topic.endsWith('/rear-pod')));
   const duplicates = (): number => [cons, prov].flatMap((m) => samples(m.controller.registry, 'edgeshifu_bus_messages_dropped_total')).filter((s) => s.labels.reason === 'duplicate').reduce((a, s) => a + s.value, 0);
   const before = duplicates();
   await sniffer.publishAsync(copy.topic, copy.payload, { qos: 1 });
@@ -73,5 +96,9 @@ test('Solver → contract → virtual node Ready → Allocation Active → Solve
     return gone && a?.status?.phase === 'Released' ? true : undefined;
   }, { timeoutMs: 150_000 });
   await waitFor('the provider\'s pod gone', async () => ((await providerPods()).length === 0 ? true : undefined), { timeoutMs: 60_000 });
-  t.pass();
+  // a contract that ran its time is a normal end, not a failure
+  const ended = await waitFor('the Solver Ended', async () => { const s = await solverStatus(cons.kube, 'web'); return s?.phase === 'Ended' ? s : undefined; }, { timeoutMs: 30_000 });
+  t.like(ended, { reason: 'ContractExpired', contractID: contractId, provider: 'prov-b' });
+  t.regex(ended.message ?? '', new RegExp(`^contract ${contractId} reached its end at \\S+; its virtual node is removed$`));
+  t.like(ended.conditions?.[0], { type: 'Ready', status: 'False', reason: 'ContractExpired' });
 });

@@ -2,7 +2,7 @@ import test from 'ava';
 import { forget, mergeAnswers, prune, remember, supernodeAnswer } from '../../controller/rear/core/discovery.ts';
 import { catalogue, EMPTY_BOOK } from '../../controller/rear/core/provider.ts';
 import { matches, validateSelector } from '../../controller/rear/core/selector.ts';
-import { INITIAL, nextSolver } from '../../controller/rear/core/solver-phases.ts';
+import { contractEnd, INITIAL, nextSolver, type SolverState } from '../../controller/rear/core/solver-phases.ts';
 import { solverStatus, stateOf } from '../../controller/rear/core/solver-status.ts';
 import { nextDiscovery, retryDelay, solverDeadline, waitForRetry } from '../../controller/rear/core/discovery-retry.ts';
 import { decide, type Candidate, type Intent } from '../../controller/rear/core/solver.ts';
@@ -94,6 +94,30 @@ test('Solver phases: each step named in the reason; a refused reservation goes b
   t.is(nextSolver(s, { type: 'reserve', flavourId: 'x', provider: 'y' }, 2), s);
   t.like(nextSolver(s, { type: 'contract-ended', message: 'withdrawn by prov-2' }, 2), { phase: 'Failed', reason: 'ContractEnded' });
   t.like(nextSolver(INITIAL, { type: 'discovered', count: 0 }, 2), { phase: 'Failed', reason: 'NoFlavourFound' });
+});
+
+test('a contract that runs its time ends the Solver Ended/ContractExpired; one withdrawn or deleted early is Failed/ContractEnded; both are final', (t) => {
+  const solved: SolverState = { phase: 'Solved', reason: 'VirtualNodeReady', message: '', attempts: 1, contractId: 'c1', virtualNode: 'rear-c1' };
+  const at = Date.parse('2026-11-27T08:00:00Z');
+  const copy = { contractId: 'c1', seller: 'prov-2', expiresAt: '2026-11-27T08:00:00.000Z' };
+  const expired = contractEnd(copy, at);
+  t.deepEqual(expired, { type: 'contract-expired', message: 'contract c1 reached its end at 2026-11-27T08:00:00.000Z; its virtual node is removed' });
+  const ended = nextSolver(solved, expired, 2);
+  t.like(ended, { phase: 'Ended', reason: 'ContractExpired', contractId: 'c1', virtualNode: 'rear-c1' });
+  t.like(solverStatus(ended, { now: '2026-11-27T08:00:01Z' }).conditions[0], { type: 'Ready', status: 'False', reason: 'ContractExpired' });
+  // the seller's own record said Ended: the same, whatever the clocks say
+  t.is(contractEnd({ ...copy, phase: 'Ended' }, at - 5_000).type, 'contract-expired');
+  // withdrawn (even past its time) or deleted before it: a failure, naming the seller
+  t.deepEqual(contractEnd({ ...copy, phase: 'Withdrawn' }, at + 5_000), { type: 'contract-ended', message: 'contract c1 was withdrawn by prov-2 before 2026-11-27T08:00:00.000Z' });
+  t.like(nextSolver(solved, contractEnd({ ...copy, deleting: true }, at - 5_000), 2), { phase: 'Failed', reason: 'ContractEnded', message: 'contract c1 was deleted before 2026-11-27T08:00:00.000Z' });
+  // a Solver still peering when its contract runs out ends too; without a contract nothing moves
+  t.like(nextSolver({ ...solved, phase: 'Peering', reason: 'WaitingForVirtualNode' }, expired, 2), { phase: 'Ended' });
+  t.is(nextSolver({ ...INITIAL, phase: 'Purchasing' }, expired, 2).phase, 'Purchasing');
+  // final: a late withdrawal notice leaves Ended alone, a late expiry leaves Failed alone
+  t.is(nextSolver(ended, { type: 'contract-ended', message: 'x' }, 2), ended);
+  const failed = nextSolver(solved, { type: 'contract-ended', message: 'withdrawn' }, 2);
+  t.is(nextSolver(failed, expired, 2), failed);
+  t.is(nextSolver(ended, { type: 'discover', message: 'x' }, 2), ended);
 });
 
 test('supernode: own flavours first, then its cache, then the supernodes it knows (not those on the path)', (t) => {

@@ -33,7 +33,7 @@ async function consumer(t: ExecutionContext, kube: Kube, namespace: string, opti
   solvers.on('update', note);
   const reconciler = new SolverReconciler({ client, solvers, node: get(c, 'cons-1').node, localFree: () => free, ...(discoveryRetry === undefined ? {} : { discoveryRetry }), logger: createLogger('test', { level: process.env.EDGESHIFU_TEST_DEBUG === undefined ? 'silent' : 'debug' }), registry: new Registry() });
   await solvers.start();
-  reconciler.start();
+  await reconciler.start();
   t.teardown(async () => { await reconciler.stop(); await solvers.stop(); });
   return { phases };
 }

@@ -3,9 +3,10 @@
 // A refused reservation (the flavour went to another buyer), or one that expired before its
 // purchase was answered, sends the Solver back to discovery, at most `maxAttempts` times; then it fails with the last refusal. A discovery that finds nothing
 // leaves it Pending (NoFlavourFound) until its next attempt (core/discovery-retry.ts), and Failed
-// (DeadlineExceeded) once its own deadline has passed.
+// (DeadlineExceeded) once its own deadline has passed. A contract that reaches its time ends the
+// Solver `Ended` (ContractExpired), a normal end; one withdrawn or deleted before it is `Failed`.
 
-export const SOLVER_PHASES = ['Pending', 'Discovering', 'Reserving', 'Purchasing', 'Peering', 'Solved', 'Failed'] as const;
+export const SOLVER_PHASES = ['Pending', 'Discovering', 'Reserving', 'Purchasing', 'Peering', 'Solved', 'Ended', 'Failed'] as const;
 export type SolverPhase = typeof SOLVER_PHASES[number];
 
 export interface SolverState {
@@ -38,7 +39,10 @@ export type SolverEvent =
   | { readonly type: 'refused'; readonly step: 'reserve' | 'purchase' | 'expiry'; readonly message: string }
   | { readonly type: 'purchased'; readonly contractId: string }
   | { readonly type: 'peered'; readonly virtualNode?: string }
-  | { readonly type: 'contract-ended'; readonly message: string };
+  /** The seller withdrew the contract (or it was deleted) before its time. */
+  | { readonly type: 'contract-ended'; readonly message: string }
+  /** The contract reached its expiry: the capacity was had for the period bought. */
+  | { readonly type: 'contract-expired'; readonly message: string };
 
 export const INITIAL: SolverState = { phase: 'Pending', reason: 'Deciding', message: 'checking local capacity, then peering candidates', attempts: 0 };
 
@@ -53,16 +57,23 @@ function tries(n: number): string {
   return n === 1 ? '1 attempt' : `${n} attempts`;
 }
 
-const TERMINAL = new Set<SolverPhase>(['Solved', 'Failed']);
+const TERMINAL = new Set<SolverPhase>(['Solved', 'Ended', 'Failed']);
+const CONTRACT_EVENTS = new Set<SolverEvent['type']>(['refused', 'purchased', 'peered', 'contract-ended', 'contract-expired']);
 
-export function nextSolver(state: SolverState, event: SolverEvent, maxAttempts: number): SolverState {
-  if (TERMINAL.has(state.phase) && event.type !== 'contract-ended') return state;
-  return event.type === 'refused' || event.type === 'purchased' || event.type === 'peered' || event.type === 'contract-ended'
-    ? contractStep(state, event, maxAttempts)
-    : discoveryStep(state, event);
+/** A Solved Solver still holds its contract: only the contract's end moves it. Ended and Failed are final. */
+function final(state: SolverState, event: SolverEvent): boolean {
+  if (state.phase === 'Solved') return event.type !== 'contract-ended' && event.type !== 'contract-expired';
+  return TERMINAL.has(state.phase);
 }
 
-type DiscoveryEvent = Exclude<SolverEvent, { type: 'refused' | 'purchased' | 'peered' | 'contract-ended' }>;
+export function nextSolver(state: SolverState, event: SolverEvent, maxAttempts: number): SolverState {
+  if (final(state, event)) return state;
+  return CONTRACT_EVENTS.has(event.type)
+    ? contractStep(state, event as Exclude<SolverEvent, DiscoveryEvent>, maxAttempts)
+    : discoveryStep(state, event as DiscoveryEvent);
+}
+
+type DiscoveryEvent = Exclude<SolverEvent, { type: 'refused' | 'purchased' | 'peered' | 'contract-ended' | 'contract-expired' }>;
 
 function discoveryStep(state: SolverState, event: DiscoveryEvent): SolverState {
   switch (event.type) {
@@ -104,5 +115,15 @@ function contractStep(state: SolverState, event: Exclude<SolverEvent, DiscoveryE
       return { ...state, phase: 'Solved', reason: 'VirtualNodeReady', message: `contract ${state.contractId ?? ''} peered: ${event.virtualNode === undefined ? 'its virtual node' : `virtual node ${event.virtualNode}`} is Ready`, ...(event.virtualNode === undefined ? {} : { virtualNode: event.virtualNode }) };
     case 'contract-ended':
       return state.contractId === undefined ? state : { ...state, phase: 'Failed', reason: 'ContractEnded', message: event.message };
+    case 'contract-expired':
+      return state.contractId === undefined ? state : { ...state, phase: 'Ended', reason: 'ContractExpired', message: event.message };
   }
+}
+
+/** What a contract copy's end means for its Solver (the Allocation was Released): the period over, or ended early. */
+export function contractEnd(contract: { readonly contractId: string; readonly seller: string; readonly expiresAt: string; readonly phase?: string; readonly deleting?: boolean }, now: number): SolverEvent {
+  const { contractId, expiresAt } = contract;
+  if (contract.phase === 'Withdrawn') return { type: 'contract-ended', message: `contract ${contractId} was withdrawn by ${contract.seller} before ${expiresAt}` };
+  if (contract.phase === 'Ended' || new Date(expiresAt).getTime() <= now) return { type: 'contract-expired', message: `contract ${contractId} reached its end at ${expiresAt}; its virtual node is removed` };
+  return { type: 'contract-ended', message: `contract ${contractId} ${contract.deleting === true ? 'was deleted' : 'ended'} before ${expiresAt}` };
 }
