@@ -12,6 +12,7 @@ import { FIELD_MANAGER } from '../../kube-writer.ts';
 import type { ReconcileResult } from '../../runner.ts';
 import { carriedEndpoint, selects, serviceRefusal, SERVICE_NAME_LABEL } from './carried-service.ts';
 import { pathOf, type PeeringApi } from './kube.ts';
+import { CARRIED_LABELS } from './pod-carry.ts';
 
 export const SLICES = '/apis/discovery.k8s.io/v1';
 
@@ -41,27 +42,32 @@ export class ServiceReconciler {
   }
 
   /** The slices a Service should have, and what of it cannot reach the carried pods it selects. */
-  private wanted(service: V1Service | undefined, namespace: string): { slices: V1EndpointSlice[]; problems: string[] } {
+  private wanted(service: V1Service | undefined, namespace: string, held: readonly V1EndpointSlice[]): { slices: V1EndpointSlice[]; kept: string[]; problems: string[] } {
     const pods = service === undefined ? [] : this.deps.carried(namespace).filter((c) => selects(service, c.pod));
-    if (service === undefined || pods.length === 0) return { slices: [], problems: [] };
+    if (service === undefined || pods.length === 0) return { slices: [], kept: [], problems: [] };
     const refusal = serviceRefusal(service);
-    if (refusal !== undefined) return { slices: [], problems: [refusal] };
+    if (refusal !== undefined) return { slices: [], kept: [], problems: [refusal] };
     const slices: V1EndpointSlice[] = [];
+    const kept: string[] = [];
     const problems: string[] = [];
     for (const { pod, reach } of pods) {
-      if (reach === undefined) continue; // the provider has not said where yet
+      if (reach === undefined) {
+        // not said yet (or not since this controller started): a slice made before stays until it is
+        kept.push(...held.filter((h) => h.metadata?.labels?.[CARRIED_LABELS.uid] === pod.metadata?.uid).map((h) => h.metadata?.name ?? ''));
+        continue;
+      }
       const made = carriedEndpoint(service, pod, reach);
       problems.push(...made.problems);
       if (made.slice !== undefined) slices.push(made.slice);
     }
-    return { slices, problems };
+    return { slices, kept, problems };
   }
 
   reconcile = async (key: string, log: Logger): Promise<ReconcileResult> => {
     const [namespace = '', name = ''] = key.split('/');
     const service = this.deps.services.get(key);
     const held = this.deps.slices.list().filter((s) => s.metadata?.namespace === namespace && s.metadata.labels?.[SERVICE_NAME_LABEL] === name);
-    const { slices: wanted, problems } = this.wanted(service, namespace);
+    const { slices: wanted, kept, problems } = this.wanted(service, namespace, held);
     const pathOfSlice = (s: V1EndpointSlice): string => pathOf(SLICES, 'endpointslices', namespace, s.metadata?.name);
     for (const slice of wanted) {
       const body = JSON.stringify(slice);
@@ -69,7 +75,7 @@ export class ServiceReconciler {
       await this.deps.api.apply(pathOfSlice(slice), slice);
       this.written.set(pathOfSlice(slice), body);
     }
-    for (const slice of held.filter((h) => !wanted.some((w) => w.metadata?.name === h.metadata?.name))) {
+    for (const slice of held.filter((h) => !kept.includes(h.metadata?.name ?? '') && !wanted.some((w) => w.metadata?.name === h.metadata?.name))) {
       await this.deps.api.remove(pathOfSlice(slice));
       this.written.delete(pathOfSlice(slice));
       log.info({ service: key, slice: slice.metadata?.name }, 'EndpointSlice to a carried pod removed');
