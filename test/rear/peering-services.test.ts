@@ -3,7 +3,7 @@
 // what cannot be mapped said), the refusals, and the log query's options and bounds.
 import test from 'ava';
 import type { V1Pod, V1Service } from '@kubernetes/client-node';
-import { carriedEndpoint, declaredPorts, exposureName, exposureService, selects, serviceRefusal } from '../../controller/rear/peering/carried-service.ts';
+import { carriedEndpoint, declaredPorts, exposureName, exposureService, openPorts, selects, serviceRefusal } from '../../controller/rear/peering/carried-service.ts';
 import { logQuery } from '../../controller/rear/peering/log-relay.ts';
 import { logOptionsOf, LOG_ROUTE } from '../../controller/rear/peering/log-route.ts';
 import { providerPod } from '../../controller/rear/peering/pod-carry.ts';
@@ -39,6 +39,7 @@ test('the provider exposes a carried pod\'s declared TCP and UDP ports on a Node
   t.deepEqual(service?.spec?.ports?.map((p) => p.name), ['p-8080-tcp', 'p-53-udp'], 'SCTP is not exposed (a NodePort reached as DRONE reaches one is TCP or UDP)');
   t.is(exposureService({ metadata: pod.metadata, spec: { containers: [{ name: 'c', image: 'i' }] } }), undefined, 'no declared port: nothing to expose');
   t.is(exposureService(made), undefined, 'not before the API server gave the pod its uid (the owner reference)');
+  t.deepEqual(openPorts([pod, consumerPod()]), [{ protocol: 'UDP', port: 53 }, { protocol: 'TCP', port: 8080 }], 'the network policy opens the declared TCP and UDP ports, once each');
 });
 
 test('the consumer\'s slice maps each Service port through its targetPort to the NodePort, and says what it cannot map', (t) => {

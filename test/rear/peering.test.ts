@@ -158,6 +158,8 @@ test.serial('on the ServiceAccount tokens alone: a Service reaches a carried pod
     const services = (await w.provider.core.listNamespacedService({ namespace: 'rear-cons', labelSelector: `rear.edgeshifu.io/consumer-uid=${uid}` })).items;
     return services[0]?.spec?.ports?.[0]?.nodePort === undefined ? undefined : services[0];
   }, LONG);
+  const policy = await w.provider.kc.makeApiClient((await import('@kubernetes/client-node')).NetworkingV1Api).readNamespacedNetworkPolicy({ namespace: 'rear-cons', name: 'edgeshifu-hosted' });
+  t.true(policy.spec?.ingress?.some((r) => r.ports?.some((p) => p.port === 8080 && p.protocol === 'TCP')) === true, 'the namespace\'s network policy lets NodePort traffic reach the declared port');
   const address = (await w.provider.core.readNode({ name: 'prov-node-1' })).status?.addresses?.find((a) => a.type === 'InternalIP')?.address;
   // the consumer's slice (made with the peering role's endpointslices rights)
   const slice = await waitFor('the Service\'s EndpointSlice to the carried pod', async () => {

@@ -5,7 +5,7 @@
 // name looked up in the pod's container ports, as Kubernetes does) to the NodePort of that port.
 import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
-import type { V1EndpointSlice, V1Pod, V1Service, V1ServicePort } from '@kubernetes/client-node';
+import type { V1EndpointSlice, V1NetworkPolicyPort, V1Pod, V1Service, V1ServicePort } from '@kubernetes/client-node';
 import { LABEL_MANAGED_BY, MANAGED_BY } from '../../bundle/names.ts';
 import type { Reach } from '../../offload/objects.ts';
 import { CARRIED_LABELS } from './pod-carry.ts';
@@ -23,6 +23,13 @@ interface DeclaredPort { readonly name?: string; readonly port: number; readonly
 export function declaredPorts(pod: V1Pod): DeclaredPort[] {
   const all = (pod.spec?.containers ?? []).flatMap((c) => (c.ports ?? []).map((p) => ({ ...(p.name === undefined ? {} : { name: p.name }), port: p.containerPort, protocol: p.protocol ?? 'TCP' })));
   return all.filter((p, i) => all.findIndex((q) => q.port === p.port && q.protocol === p.protocol) === i);
+}
+
+/** The TCP and UDP ports some carried pods declare, once each, for the namespace's network policy. */
+export function openPorts(pods: readonly V1Pod[]): V1NetworkPolicyPort[] {
+  const all = pods.flatMap(declaredPorts).filter((p) => p.protocol === 'TCP' || p.protocol === 'UDP');
+  return all.filter((p, i) => all.findIndex((q) => q.port === p.port && q.protocol === p.protocol) === i)
+    .sort((a, b) => a.port - b.port || a.protocol.localeCompare(b.protocol)).map((p) => ({ protocol: p.protocol, port: p.port }));
 }
 
 /** Provider side: the NodePort Service of one carried pod (its TCP and UDP ports), owned by the pod so it goes with it. */

@@ -4,7 +4,9 @@
 // template's fields, no token: controller/offload/admission.ts), and run in the namespace the
 // contract names, fenced by a quota, limits and a network policy equal to the buyer's live
 // contracts (controller/offload/hosted-namespace.ts). Its status goes back on every change; a pod
-// deleted here by anyone else is reported lost; one whose contract ended is deleted.
+// deleted here by anyone else is reported lost; one whose contract ended is deleted. Each pod's
+// declared ports get a NodePort Service (carried-service.ts), whose address goes back with its
+// status; log requests are answered by log-relay.ts.
 import type { KubernetesObject, V1Node, V1Pod, V1Service } from '@kubernetes/client-node';
 import type { BusClient } from '../../../shared/bus/client.ts';
 import { agentFilters, directTopic } from '../../../shared/bus/topics.ts';
@@ -20,7 +22,7 @@ import type { Contract } from '../core/model.ts';
 import { peeringNamespace } from '../core/provider.ts';
 import type { PeerPodMessage, PeerPodStatusMessage, RearMessage } from '../messages/index.ts';
 import { CARRIED_LABELS, consumerPodOf, carriedName, providerPod, workloadOfPod } from './pod-carry.ts';
-import { exposureName, exposureService } from './carried-service.ts';
+import { exposureName, exposureService, openPorts } from './carried-service.ts';
 import { collectionInformer, pathOf, PeeringApi } from './kube.ts';
 import { PodLogServer } from './log-relay.ts';
 
@@ -140,7 +142,7 @@ export class PeeringHost {
       return;
     }
     const level = policy?.level ?? 'restricted';
-    await this.guard(buyer, contract.peering.namespace, level);
+    await this.guard(buyer, contract.peering.namespace, level, m.spec);
     const pod = providerPod({ consumer: buyer, contractId: contract.contractId, namespace: contract.peering.namespace, pod: m.pod, spec: m.spec as Record<string, unknown>, level });
     try {
       // a resend after a restart finds the pod by its name: never two for one consumer pod
@@ -153,10 +155,14 @@ export class PeeringHost {
   }
 
   /** The buyer's namespace here: Pod Security labels, and a quota, limits and policy holding its live contracts. */
-  private async guard(buyer: string, namespace: string, level: HostingPolicy['level']): Promise<void> {
+  private async guard(buyer: string, namespace: string, level: HostingPolicy['level'], spec: unknown): Promise<void> {
     const held = this.deps.contracts().filter((c) => c.buyer === buyer && c.peering.namespace === namespace && c.expiresAt > this.now())
       .map((c) => ({ request: { metadata: { name: c.contractId }, spec: {} } as unknown as HostRequest, reserved: { cpu: c.resources.cpu, memory: c.resources.memory, pods: c.resources.pods > 0 ? c.resources.pods : 110 } }));
     const objects = hostedNamespaceObjects({ origin: buyer, namespace, level, requests: held });
+    // NodePort traffic reaches the carried pods' declared ports (this one's and those running here)
+    const pods = [...this.pods.list().filter((p) => p.metadata?.namespace === namespace), { spec } as V1Pod];
+    const ports = openPorts(pods);
+    if (ports.length > 0 && objects.policy.spec !== undefined) objects.policy.spec.ingress = [...(objects.policy.spec.ingress ?? []), { ports }];
     const at = (o: KubernetesObject, root: string, plural: string, ns?: string): [string, KubernetesObject] => [pathOf(root, plural, ns, o.metadata?.name), o];
     for (const [path, object] of [
       at(objects.namespace, '/api/v1', 'namespaces'), at(objects.quota, '/api/v1', 'resourcequotas', namespace),
