@@ -5,6 +5,7 @@
 // consumer's Solver reconciler, and the REST routes for the controller's server.
 import { Peering } from './peering/peering.ts';
 import { PeeringHost } from './peering/peering-host.ts';
+import { podLogRoute } from './peering/log-route.ts';
 import { imagePrefixes } from '../offload/admission.ts';
 import type { KubernetesListObject } from '@kubernetes/client-node';
 import type { KubeClient } from '../../shared/kube/client.ts';
@@ -35,7 +36,7 @@ import { SolverReconciler, type Solver } from './solver-reconciler.ts';
 
 export interface RearDeps {
   readonly client: KubeClient;
-  readonly settings: RearSettings & { readonly droneCluster: string; readonly rearDomain: string; readonly droneAllowedImages: string };
+  readonly settings: RearSettings & { readonly droneCluster: string; readonly rearDomain: string; readonly droneAllowedImages: string; readonly dronePublicAddress?: string | undefined };
   readonly federation: DroneFederation;
   /** What this cluster has free for its own work (the Solver's local-capacity check). */
   readonly localFree: () => RearResources;
@@ -71,8 +72,11 @@ export class RearService {
     topologyOf(deps.settings, deps.settings.droneCluster, deps.settings.rearDomain);
   }
 
-  /** The REST routes (answer nothing until REAR runs). */
-  readonly route: HttpRoute = (req, res) => this.routes?.(req, res) ?? false;
+  /** A carried pod's log (peering/log-route.ts). */
+  private readonly logRoute = podLogRoute(() => { const p = this.peering; return p === undefined ? undefined : (ns, name, o) => p.logs(ns, name, o); });
+
+  /** The REST routes (answer nothing until REAR runs) and the carried pods' logs. */
+  readonly route: HttpRoute = async (req, res) => (await this.logRoute(req, res)) || ((await this.routes?.(req, res)) ?? false);
 
   async start(): Promise<void> {
     const { client, settings, federation, logger } = this.deps;
@@ -119,7 +123,7 @@ export class RearService {
     // peering: virtual nodes for what this cluster bought, and the pods it hosts for what it sold
     const market = this.market;
     this.peering = new Peering({
-      client, bus, settings: { cluster: self }, logger: logger.child({ part: 'rear-peering' }), registry: this.deps.registry,
+      client, bus, settings: { cluster: self, replyTimeoutMs: Math.max(10_000, settings.rearReplyTimeoutMs) }, logger: logger.child({ part: 'rear-peering' }), registry: this.deps.registry,
       // the Solver that bought a contract is Solved once its Allocation is Active (the node Ready), Ended or Failed once it is Released
       allocated: async (contract, phase, node) => {
         const solver = contract.metadata.labels?.[SOLVER_LABEL];
@@ -132,6 +136,7 @@ export class RearService {
     this.peeringHost = new PeeringHost({
       client, bus, cluster: self, contracts: () => market.current().contracts, policyOf: (buyer) => federation.hostingPolicy(buyer),
       clusterImages: imagePrefixes(settings.droneAllowedImages), logger: logger.child({ part: 'rear-peering-host' }),
+      ...(settings.dronePublicAddress === undefined ? {} : { publicAddress: settings.dronePublicAddress }),
     });
     await this.peering.start();
     await this.peeringHost.start();

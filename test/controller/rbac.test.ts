@@ -105,7 +105,8 @@ test.serial('REAR\'s peering adds the rights of a virtual node\'s kubelet and of
   const peering = [
     'limitranges [] [] [create patch]', 'namespaces [] [] [create patch]', 'networkpolicies.networking.k8s.io [] [] [create patch]',
     'nodes [] [] [get list watch create patch delete]', 'nodes/status [] [] [patch]',
-    'pods [] [] [get list watch create delete]', 'pods/status [] [] [patch]', 'resourcequotas [] [] [create patch]',
+    'pods [] [] [get list watch create delete]', 'pods/log [] [] [get]', 'pods/status [] [] [patch]', 'resourcequotas [] [] [create patch]',
+    'services [] [] [get list watch create]', 'endpointslices.discovery.k8s.io [] [] [get list watch create patch delete]',
   ];
   t.deepEqual(await extraGrants(kube, 'apps'), merged(peering));
   t.deepEqual(await extraGrants(kube, 'kube-node-lease'), merged([...peering, 'leases.coordination.k8s.io [] [] [create patch delete]']));

@@ -4,7 +4,8 @@
 // contract's expiry draining and removing the node, and a consumer restart converging. Both
 // sides run on the controller's ServiceAccount token with only the REAR and peering roles.
 import anyTest, { type TestFn } from 'ava';
-import type { V1Node, V1Pod } from '@kubernetes/client-node';
+import type { V1EndpointSlice, V1Node, V1Pod } from '@kubernetes/client-node';
+import type { EdgeshifuError } from '../../shared/errors.ts';
 import { waitFor } from '../support/wait.ts';
 import { freshNamespace, uniqueName } from '../support/cluster.ts';
 import { buy, carriedDeployment, CONTRACTS, createContract, IMAGES, peeringWorld, type PeeringWorld } from './peering-support.ts';
@@ -59,12 +60,12 @@ test.serial('a contract gets a Ready virtual node with its capacity, taint and l
   await w.consumer.apps.createNamespacedDeployment({ namespace, body: carriedDeployment('web', namespace, { node: nodeName, contractId: id }) });
   const running = await waitFor('the consumer pod Running on the virtual node', async () => {
     const [pod] = await podsIn(w, namespace);
-    return pod?.status?.phase === 'Running' && pod.spec?.nodeName === nodeName && pod.status.podIP !== undefined ? pod : undefined;
+    return pod?.status?.phase === 'Running' && pod.spec?.nodeName === nodeName ? pod : undefined;
   }, LONG);
   const [carried, ...others] = await providerPods(w);
   t.is(others.length, 0, 'one pod on the provider');
   t.is(carried?.status?.phase, 'Running');
-  t.is(running.status?.podIP, carried?.status?.podIP, 'the provider pod\'s IP is shown on the consumer');
+  t.is(running.status?.podIP, undefined, 'the provider pod\'s IP is not shown on the consumer (its Services reach it by NodePort)');
   t.true(running.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
   t.is(running.status?.containerStatuses?.[0]?.name, 'web');
   t.is(carried?.spec?.automountServiceAccountToken, false, 'no token on the provider');
@@ -135,6 +136,45 @@ test.serial('a privileged pod is refused by the provider with the reason on the 
     return p.status?.phase === 'Failed' ? p : undefined;
   }, LONG);
   t.regex(late.status?.message ?? '', new RegExp(`prov holds no live contract ${id} for cons`));
+});
+
+test.serial('on the ServiceAccount tokens alone: a Service reaches a carried pod at the provider\'s node address and NodePort, and a log request reaches the provider\'s API server', async (t) => {
+  const w = t.context.world;
+  const signed = await buy(w.market, { cpu: 500, memory: 512 });
+  const id = signed.contract.contractId;
+  await createContract(w.consumer, signed, 'c-svc');
+  const nodeName = `rear-${id}`;
+  await waitFor('the virtual node to be Ready', async () => (ready(await nodeNamed(w, nodeName)) ? true : undefined), LONG);
+  const namespace = await freshNamespace(t, w.consumer, 'svc');
+  const web = carriedDeployment('web', namespace, { node: nodeName, contractId: id });
+  const container = web.spec?.template.spec?.containers[0];
+  if (container !== undefined) container.ports = [{ name: 'http', containerPort: 8080 }];
+  await w.consumer.apps.createNamespacedDeployment({ namespace, body: web });
+  await w.consumer.core.createNamespacedService({ namespace, body: { metadata: { name: 'web' }, spec: { selector: { app: 'web' }, ports: [{ name: 'web', port: 80, targetPort: 'http' }] } } });
+  const [pod] = await waitFor('the pod Running on the virtual node', async () => { const pods = await podsIn(w, namespace); return pods[0]?.status?.phase === 'Running' ? pods : undefined; }, LONG);
+  const uid = pod?.metadata?.uid ?? '';
+  // the provider's Service of that pod (made with the peering role's services create)
+  const exposed = await waitFor('the carried pod\'s NodePort Service on the provider', async () => {
+    const services = (await w.provider.core.listNamespacedService({ namespace: 'rear-cons', labelSelector: `rear.edgeshifu.io/consumer-uid=${uid}` })).items;
+    return services[0]?.spec?.ports?.[0]?.nodePort === undefined ? undefined : services[0];
+  }, LONG);
+  const policy = await w.provider.kc.makeApiClient((await import('@kubernetes/client-node')).NetworkingV1Api).readNamespacedNetworkPolicy({ namespace: 'rear-cons', name: 'edgeshifu-hosted' });
+  t.true(policy.spec?.ingress?.some((r) => r.ports?.some((p) => p.port === 8080 && p.protocol === 'TCP')) === true, 'the namespace\'s network policy lets NodePort traffic reach the declared port');
+  const address = (await w.provider.core.readNode({ name: 'prov-node-1' })).status?.addresses?.find((a) => a.type === 'InternalIP')?.address;
+  // the consumer's slice (made with the peering role's endpointslices rights)
+  const slice = await waitFor('the Service\'s EndpointSlice to the carried pod', async () => {
+    const list = await w.consumer.custom.listNamespacedCustomObject({ group: 'discovery.k8s.io', version: 'v1', namespace, plural: 'endpointslices', labelSelector: 'endpointslice.kubernetes.io/managed-by=rear.edgeshifu.io' }) as { items: V1EndpointSlice[] };
+    return list.items.find((s) => s.endpoints?.[0]?.targetRef?.uid === uid);
+  }, LONG);
+  t.like(slice, { addressType: 'IPv4', ports: [{ name: 'web', port: exposed.spec?.ports?.[0]?.nodePort, protocol: 'TCP' }] });
+  t.deepEqual(slice.endpoints?.[0]?.addresses, [address ?? 'no InternalIP']);
+  // the provider reads pods/log with the peering role's right: its API server gets as far as the
+  // (KWOK) node and finds no log; without the right it would have answered 403
+  const error = await w.peering.logs(namespace, pod?.metadata?.name ?? '', { tailLines: 5 }).then(() => undefined, (err: unknown) => err as EdgeshifuError);
+  t.is(error?.kind, 'not-found');
+  t.regex(error?.message ?? '', /^prov's API server answered 404: the server could not find the requested resource/);
+  // another namespace's pod of the same name is not this one: not carried, nothing asked
+  await t.throwsAsync(() => w.peering.logs('default', pod?.metadata?.name ?? '', {}), { message: /is not carried to a provider/ });
 });
 
 test.serial('contract expiry cordons and drains the virtual node, deletes its pods on both sides and removes it; the Allocation is Released', async (t) => {

@@ -11,9 +11,11 @@ import { ReserveFlavourMessage } from './reserve-flavour.ts';
 import { SaleAnswerMessage } from './sale-answer.ts';
 import { PeerPodMessage } from './peer-pod.ts';
 import { PeerPodStatusMessage } from './peer-pod-status.ts';
+import { PodLogAnswerMessage } from './pod-log-answer.ts';
+import { PodLogRequestMessage } from './pod-log-request.ts';
 
-export type { ContractEndedMessage, CountersignContractMessage, FlavoursAnswerMessage, ListFlavoursMessage, PeerPodMessage, PeerPodStatusMessage, PurchaseFlavourMessage, ReserveFlavourMessage, SaleAnswerMessage };
-export type RearMessage = ListFlavoursMessage | FlavoursAnswerMessage | ReserveFlavourMessage | PurchaseFlavourMessage | CountersignContractMessage | ContractEndedMessage | SaleAnswerMessage | PeerPodMessage | PeerPodStatusMessage;
+export type { ContractEndedMessage, CountersignContractMessage, FlavoursAnswerMessage, ListFlavoursMessage, PeerPodMessage, PeerPodStatusMessage, PodLogAnswerMessage, PodLogRequestMessage, PurchaseFlavourMessage, ReserveFlavourMessage, SaleAnswerMessage };
+export type RearMessage = ListFlavoursMessage | FlavoursAnswerMessage | ReserveFlavourMessage | PurchaseFlavourMessage | CountersignContractMessage | ContractEndedMessage | SaleAnswerMessage | PeerPodMessage | PeerPodStatusMessage | PodLogRequestMessage | PodLogAnswerMessage;
 export type RearKind = RearMessage['kind'];
 
 export const REAR_SCHEMAS: Readonly<Record<RearKind, TSchema>> = {
@@ -26,6 +28,8 @@ export const REAR_SCHEMAS: Readonly<Record<RearKind, TSchema>> = {
   'rear-sale': SaleAnswerMessage,
   'rear-pod': PeerPodMessage,
   'rear-pod-status': PeerPodStatusMessage,
+  'rear-pod-log-request': PodLogRequestMessage,
+  'rear-pod-log': PodLogAnswerMessage,
 };
 
 export function rearCodec(): MessageCodec<RearMessage> {

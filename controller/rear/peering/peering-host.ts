@@ -4,8 +4,10 @@
 // template's fields, no token: controller/offload/admission.ts), and run in the namespace the
 // contract names, fenced by a quota, limits and a network policy equal to the buyer's live
 // contracts (controller/offload/hosted-namespace.ts). Its status goes back on every change; a pod
-// deleted here by anyone else is reported lost; one whose contract ended is deleted.
-import type { KubernetesObject, V1Pod } from '@kubernetes/client-node';
+// deleted here by anyone else is reported lost; one whose contract ended is deleted. Each pod's
+// declared ports get a NodePort Service (carried-service.ts), whose address goes back with its
+// status; log requests are answered by log-relay.ts.
+import type { KubernetesObject, V1Node, V1Pod, V1Service } from '@kubernetes/client-node';
 import type { BusClient } from '../../../shared/bus/client.ts';
 import { agentFilters, directTopic } from '../../../shared/bus/topics.ts';
 import type { KubeClient } from '../../../shared/kube/client.ts';
@@ -14,12 +16,15 @@ import { errorMessage } from '../../../shared/errors.ts';
 import type { Logger } from '../../../shared/log.ts';
 import { workloadRefusal, type HostingPolicy } from '../../offload/admission.ts';
 import { hostedNamespaceObjects } from '../../offload/hosted-namespace.ts';
-import type { HostRequest } from '../../offload/objects.ts';
+import { publicAddress } from '../../offload/host-plan.ts';
+import { reachablePorts, type HostRequest } from '../../offload/objects.ts';
 import type { Contract } from '../core/model.ts';
 import { peeringNamespace } from '../core/provider.ts';
 import type { PeerPodMessage, PeerPodStatusMessage, RearMessage } from '../messages/index.ts';
 import { CARRIED_LABELS, consumerPodOf, carriedName, providerPod, workloadOfPod } from './pod-carry.ts';
+import { exposureName, exposureService, openPorts } from './carried-service.ts';
 import { collectionInformer, pathOf, PeeringApi } from './kube.ts';
+import { PodLogServer } from './log-relay.ts';
 
 export interface PeeringHostDeps {
   readonly client: KubeClient;
@@ -34,14 +39,22 @@ export interface PeeringHostDeps {
   readonly clock?: () => number;
   /** How often contracts are checked for their end (1 s). */
   readonly sweepMs?: number;
+  /** Where the buyer reaches this cluster's NodePorts; the first Ready node's InternalIP when absent. */
+  readonly publicAddress?: string;
 }
 
-type StatusBody = Pick<PeerPodStatusMessage, 'contractId' | 'pod' | 'state'> & { status?: unknown; reason?: string };
+type StatusBody = Pick<PeerPodStatusMessage, 'contractId' | 'pod' | 'state'> & { status?: unknown; reason?: string; reach?: PeerPodStatusMessage['reach'] };
 
 export class PeeringHost {
   private readonly deps: PeeringHostDeps;
   private readonly api: PeeringApi;
   readonly pods: Informer<V1Pod>;
+  /** The carried pods' NodePort Services, and the nodes whose address the buyer reaches them at. */
+  readonly services: Informer<V1Service>;
+  readonly nodes: Informer<V1Node>;
+  private readonly logs: PodLogServer;
+  /** Carried pods (uid) whose Service was asked for, so it is asked for once. */
+  private readonly exposed = new Set<string>();
   /** Pods this side deleted (asked by the buyer, or their contract ended): their deletion is not a loss. */
   private readonly deleting = new Set<string>();
   private readonly said = new Map<string, string>();
@@ -53,6 +66,9 @@ export class PeeringHost {
     this.deps = deps;
     this.api = new PeeringApi(deps.client);
     this.pods = collectionInformer<V1Pod>(deps.client, deps.logger, '/api/v1/pods', CARRIED_LABELS.consumer);
+    this.services = collectionInformer<V1Service>(deps.client, deps.logger, '/api/v1/services', CARRIED_LABELS.consumer);
+    this.nodes = collectionInformer<V1Node>(deps.client, deps.logger, '/api/v1/nodes');
+    this.logs = new PodLogServer({ client: deps.client, bus: deps.bus, cluster: deps.cluster, pods: this.pods, liveContract: (id, buyer) => this.liveContract(id, buyer), logger: deps.logger });
   }
 
   private now(): number { return (this.deps.clock ?? Date.now)(); }
@@ -61,9 +77,19 @@ export class PeeringHost {
     this.pods.on('add', (p) => { this.report(p); });
     this.pods.on('update', (p) => { this.report(p); });
     this.pods.on('delete', (p) => { this.onDeleted(p); });
+    // a Service given its node ports, or another node address, is said again to the buyer
+    const exposedPod = (s: V1Service): void => {
+      const pod = this.pods.list().find((p) => p.metadata?.uid !== undefined && s.metadata?.ownerReferences?.some((o) => o.uid === p.metadata?.uid) === true);
+      if (pod !== undefined) this.report(pod);
+    };
+    this.services.on('add', exposedPod);
+    this.services.on('update', exposedPod);
+    this.nodes.on('update', () => { for (const p of this.pods.list()) this.report(p); });
+    await Promise.all([this.services.start(), this.nodes.start()]);
     await this.pods.start();
     await this.deps.bus.subscribe(agentFilters(this.deps.cluster), (m) => {
       if (m.kind === 'rear-pod') this.inLane(`${m.sender}/${m.pod.namespace}/${m.pod.name}/${m.pod.uid}`, () => this.onPod(m));
+      if (m.kind === 'rear-pod-log-request') void this.logs.answer(m);
     });
     this.timer = setInterval(() => { void this.sweep(); }, this.deps.sweepMs ?? 1_000);
     this.timer.unref();
@@ -71,7 +97,7 @@ export class PeeringHost {
 
   async stop(): Promise<void> {
     if (this.timer !== undefined) clearInterval(this.timer);
-    await this.pods.stop();
+    await Promise.all([this.pods.stop(), this.services.stop(), this.nodes.stop()]);
   }
 
   /** Messages about one pod are handled one after another. */
@@ -116,7 +142,7 @@ export class PeeringHost {
       return;
     }
     const level = policy?.level ?? 'restricted';
-    await this.guard(buyer, contract.peering.namespace, level);
+    await this.guard(buyer, contract.peering.namespace, level, m.spec);
     const pod = providerPod({ consumer: buyer, contractId: contract.contractId, namespace: contract.peering.namespace, pod: m.pod, spec: m.spec as Record<string, unknown>, level });
     try {
       // a resend after a restart finds the pod by its name: never two for one consumer pod
@@ -129,10 +155,14 @@ export class PeeringHost {
   }
 
   /** The buyer's namespace here: Pod Security labels, and a quota, limits and policy holding its live contracts. */
-  private async guard(buyer: string, namespace: string, level: HostingPolicy['level']): Promise<void> {
+  private async guard(buyer: string, namespace: string, level: HostingPolicy['level'], spec: unknown): Promise<void> {
     const held = this.deps.contracts().filter((c) => c.buyer === buyer && c.peering.namespace === namespace && c.expiresAt > this.now())
       .map((c) => ({ request: { metadata: { name: c.contractId }, spec: {} } as unknown as HostRequest, reserved: { cpu: c.resources.cpu, memory: c.resources.memory, pods: c.resources.pods > 0 ? c.resources.pods : 110 } }));
     const objects = hostedNamespaceObjects({ origin: buyer, namespace, level, requests: held });
+    // NodePort traffic reaches the carried pods' declared ports (this one's and those running here)
+    const pods = [...this.pods.list().filter((p) => p.metadata?.namespace === namespace), { spec } as V1Pod];
+    const ports = openPorts(pods);
+    if (ports.length > 0 && objects.policy.spec !== undefined) objects.policy.spec.ingress = [...(objects.policy.spec.ingress ?? []), { ports }];
     const at = (o: KubernetesObject, root: string, plural: string, ns?: string): [string, KubernetesObject] => [pathOf(root, plural, ns, o.metadata?.name), o];
     for (const [path, object] of [
       at(objects.namespace, '/api/v1', 'namespaces'), at(objects.quota, '/api/v1', 'resourcequotas', namespace),
@@ -155,16 +185,38 @@ export class PeeringHost {
     const from = consumerPodOf(pod);
     if (from === undefined) return;
     const key = objectKey(pod);
+    this.expose(pod);
     const status = { phase: pod.status?.phase, conditions: pod.status?.conditions, containerStatuses: pod.status?.containerStatuses, podIP: pod.status?.podIP, podIPs: pod.status?.podIPs, startTime: pod.status?.startTime, reason: pod.status?.reason, message: pod.status?.message };
-    const said = JSON.stringify(status);
+    const reach = this.reachOf(pod);
+    const said = JSON.stringify({ status, reach });
     if (!again && this.said.get(key) === said) return;
     this.said.set(key, said);
-    this.send(from.consumer, { contractId: from.contractId, pod: from.ref, state: 'running', status: JSON.parse(said) as unknown });
+    this.send(from.consumer, { contractId: from.contractId, pod: from.ref, state: 'running', status: JSON.parse(JSON.stringify(status)) as unknown, ...(reach === undefined ? {} : { reach }) });
+  }
+
+  /** The pod's NodePort Service (owned by the pod: it goes with it), asked for once per pod. */
+  private expose(pod: V1Pod): void {
+    const uid = pod.metadata?.uid;
+    const service = exposureService(pod);
+    if (uid === undefined || service === undefined || this.exposed.has(uid) || pod.metadata?.deletionTimestamp !== undefined) return;
+    this.exposed.add(uid);
+    this.api.create(pathOf('/api/v1', 'services', pod.metadata?.namespace), service).catch((err: unknown) => {
+      this.exposed.delete(uid);
+      this.deps.logger.warn({ pod: objectKey(pod), err: errorMessage(err) }, 'carried pod\'s NodePort Service not made; its next report asks again');
+    });
+  }
+
+  /** Where the buyer reaches the pod: this cluster's address and the node port of each declared port. */
+  private reachOf(pod: V1Pod): PeerPodStatusMessage['reach'] {
+    const ports = reachablePorts(this.services.get(`${pod.metadata?.namespace ?? ''}/${exposureName(pod)}`));
+    const address = publicAddress(this.deps.publicAddress, this.nodes.list());
+    return ports === undefined || address === undefined ? undefined : { address, ports };
   }
 
   private onDeleted(pod: V1Pod): void {
     const key = objectKey(pod);
     this.said.delete(key);
+    if (pod.metadata?.uid !== undefined) this.exposed.delete(pod.metadata.uid);
     const from = consumerPodOf(pod);
     if (from === undefined) return;
     const asked = this.deleting.delete(key);

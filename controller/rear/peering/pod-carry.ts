@@ -84,7 +84,12 @@ export function consumerPodOf(pod: V1Pod): { consumer: string; contractId: strin
   return { consumer, contractId, ref: { namespace, name, uid } };
 }
 
-/** What of the provider pod's status the consumer's pod shows: phase, conditions, container states, IPs, start. */
+/**
+ * What of the provider pod's status the consumer's pod shows: phase, conditions, container states,
+ * start. Not its IP: the consumer's EndpointSlice controller would list that provider pod IP under
+ * every Service selecting the pod, unreachable unless the two pod networks are routed; the
+ * Services reach the pod through the provider's NodePort instead (carried-service.ts).
+ */
 export function reflectedStatus(status: V1PodStatus | undefined): Obj {
   const s = status ?? {};
   return {
@@ -92,7 +97,6 @@ export function reflectedStatus(status: V1PodStatus | undefined): Obj {
     conditions: s.conditions ?? [],
     containerStatuses: s.containerStatuses ?? [],
     ...(s.initContainerStatuses === undefined ? {} : { initContainerStatuses: s.initContainerStatuses }),
-    ...(s.podIP === undefined ? {} : { podIP: s.podIP, podIPs: s.podIPs ?? [{ ip: s.podIP }] }),
     ...(s.startTime === undefined ? {} : { startTime: s.startTime }),
     ...(s.reason === undefined ? {} : { reason: s.reason }),
     ...(s.message === undefined ? {} : { message: s.message }),

@@ -13,6 +13,7 @@ import { isoTime } from '../../../shared/time.ts';
 import type { ReconcileResult } from '../../runner.ts';
 import type { PeerPodMessage, PeerPodStatusMessage, RearMessage } from '../messages/index.ts';
 import type { PodRef } from '../messages/peer-pod.ts';
+import type { Reach } from '../../offload/objects.ts';
 import { pathOf, type PeeringApi } from './kube.ts';
 import { carriedSpec, failedStatus, reflectedStatus, terminal } from './pod-carry.ts';
 import { contractLive, CONTRACT_ANNOTATION, type ContractResource } from './virtual-node.ts';
@@ -30,6 +31,8 @@ export interface PodReconcilerDeps {
   /** How long a pod of an ended contract waits for the provider's word before it is removed here. */
   readonly endGraceMs?: number;
   readonly clock?: () => number;
+  /** Told when where a namespace's carried pods are reached changed (its Services follow). */
+  readonly reached?: (namespace: string) => void;
 }
 
 function refOf(pod: V1Pod): PodRef {
@@ -37,7 +40,7 @@ function refOf(pod: V1Pod): PodRef {
   return { namespace: m.namespace ?? '', name: m.name ?? '', uid: m.uid ?? '' };
 }
 
-interface Carried { readonly provider: string; readonly contractId: string; readonly ref: PodRef }
+export interface Carried { readonly provider: string; readonly contractId: string; readonly ref: PodRef }
 
 export class PodReconciler {
   private readonly deps: PodReconcilerDeps;
@@ -47,6 +50,8 @@ export class PodReconciler {
   private readonly gone = new Set<string>();
   /** Pod uids this side wrote Failed: a terminal phase is written once, the first reason kept (the cache may not show it yet). */
   private readonly failed = new Set<string>();
+  /** Where each carried pod (uid) is reached, as its provider last said. */
+  private readonly reaches = new Map<string, Reach>();
   /** Status writes for one pod go one after another. */
   private readonly lanes = new Map<string, Promise<void>>();
   enqueue: (key: string) => void = () => undefined;
@@ -72,6 +77,33 @@ export class PodReconciler {
     return this.carried.has(objectKey(pod)) || this.contractOf(pod.spec?.nodeName) !== undefined;
   }
 
+  /** The carried pods of a namespace that run (not ended, not being deleted), with where they are reached. */
+  carriedIn(namespace: string): Array<{ pod: V1Pod; reach?: Reach }> {
+    return this.deps.pods.list().filter((p) => p.metadata?.namespace === namespace && p.metadata.deletionTimestamp === undefined && !terminal(p) && this.carried.has(objectKey(p)))
+      .map((pod) => {
+        const reach = this.reaches.get(pod.metadata?.uid ?? '');
+        return reach === undefined ? { pod } : { pod, reach };
+      });
+  }
+
+  /** Where a pod is carried (its provider, contract and ref), once this reconciler has carried it. */
+  carriage(key: string): Carried | undefined {
+    return this.carried.get(key);
+  }
+
+  /** Where the provider says the pod is reached; a pod no longer running there is reached nowhere. */
+  private heardReach(m: PeerPodStatusMessage): void {
+    if (m.state !== 'running') this.forget(m.pod);
+    else if (m.reach !== undefined && JSON.stringify(this.reaches.get(m.pod.uid)) !== JSON.stringify(m.reach)) {
+      this.reaches.set(m.pod.uid, m.reach);
+      this.deps.reached?.(m.pod.namespace);
+    }
+  }
+
+  private forget(ref: PodRef): void {
+    if (this.reaches.delete(ref.uid)) this.deps.reached?.(ref.namespace);
+  }
+
   podsOn(node: string): V1Pod[] {
     return this.deps.pods.list().filter((p) => p.spec?.nodeName === node);
   }
@@ -89,7 +121,10 @@ export class PodReconciler {
       // removed here without the provider's word (deleted at once, or by the node's removal)
       if (known !== undefined && !this.gone.delete(known.ref.uid)) this.send(known, { delete: true });
       this.carried.delete(key);
-      if (known !== undefined) this.failed.delete(known.ref.uid);
+      if (known !== undefined) {
+        this.failed.delete(known.ref.uid);
+        this.forget(known.ref);
+      }
       return {};
     }
     const contract = this.contractOf(pod.spec?.nodeName);
@@ -140,6 +175,7 @@ export class PodReconciler {
       this.gone.add(m.pod.uid);
       this.enqueue(key);
     }
+    this.heardReach(m);
     const pod = this.deps.pods.get(key);
     if (pod === undefined || pod.metadata?.uid !== m.pod.uid || terminal(pod) || this.failed.has(m.pod.uid)) return;
     if (m.state !== 'running' && pod.metadata.deletionTimestamp !== undefined) return;
