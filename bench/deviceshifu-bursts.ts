@@ -12,7 +12,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { memoryCgroup } from './container-memory.ts';
 import { goBinary } from './deviceshifu/go-binary.ts';
-import { loadRun, memoryOf } from './deviceshifu/measure.ts';
+import { loadRun, median, memoryOf } from './deviceshifu/measure.ts';
 import { spawnReady, stopChild, type BenchContext, type Running, type Target } from './deviceshifu/target.ts';
 import { deviceShifuDedicated, deviceShifuNoIdleGc } from './deviceshifu/targets/deviceshifu-dedicated.ts';
 import { goProxy } from './deviceshifu/targets/go-proxy.ts';
@@ -31,11 +31,6 @@ const CYCLES = Number(values.cycles);
 const WINDOWS = Number(values.windows);
 const TARGETS: readonly Target[] = [goProxy, deviceShifuDedicated, deviceShifuNoIdleGc];
 const load = (): string => loadavg().map((l) => l.toFixed(1)).join(' ');
-const median = (xs: readonly number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? s[mid] ?? NaN : ((s[mid - 1] ?? NaN) + (s[mid] ?? NaN)) / 2;
-};
 
 /** One window's CPU ms per request, per target, and the requests it answered. */
 interface Window { readonly cpu: ReadonlyMap<Target, number>; readonly requests: ReadonlyMap<Target, number> }

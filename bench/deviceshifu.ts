@@ -19,7 +19,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { memoryCgroup } from './container-memory.ts';
 import { goBinary } from './deviceshifu/go-binary.ts';
-import { loadRun, meanMemory, memoryOf, type LoadResult, type Memory } from './deviceshifu/measure.ts';
+import { loadRun, meanMemory, median, memoryOf, type LoadResult, type Memory } from './deviceshifu/measure.ts';
 import { spawnReady, stopChild, type BenchContext, type Running, type Target } from './deviceshifu/target.ts';
 import { TARGETS } from './deviceshifu/targets.ts';
 
@@ -45,11 +45,6 @@ const ROUNDS = Number(values.rounds);
 const chosen = values.targets?.split(',').map((s) => s.trim());
 const targets: Target[] = TARGETS.filter((t) => t.name === 'direct' || chosen === undefined || chosen.includes(t.name));
 
-const median = (xs: readonly number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? s[mid] ?? NaN : ((s[mid - 1] ?? NaN) + (s[mid] ?? NaN)) / 2;
-};
 const f = (n: number, digits = 2): string => (Number.isFinite(n) ? n.toFixed(digits) : '—');
 const pad = (s: string, n: number): string => s.padStart(n);
 const load = (): string => loadavg().map((l) => l.toFixed(1)).join(' ');

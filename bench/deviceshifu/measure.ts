@@ -9,6 +9,13 @@ import type { Running } from './target.ts';
 const run = promisify(execFile);
 const TICK_MS = 1000 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
 
+/** The median; of an even count, the mean of the middle two. */
+export function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? s[mid] ?? NaN : ((s[mid - 1] ?? NaN) + (s[mid] ?? NaN)) / 2;
+}
+
 export interface LoadResult {
   /** Requests answered 200 after the warm-up, and with it. */
   readonly requests: number;
