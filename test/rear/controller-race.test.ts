@@ -18,6 +18,12 @@ test('two consumers race for the last flavour: exactly one wins, the other\'s So
     return s?.phase === 'Peering' || s?.phase === 'Solved' || lost ? s : undefined;
   };
   const won = (s: { phase?: string }): boolean => s.phase === 'Peering' || s.phase === 'Solved';
+  // a discovery made before prov-b's flavour is on sale finds nothing and is tried again
+  // (Pending/NoFlavourFound is not final), so first one Solver wins, then the other has settled
+  await waitFor('one Solver to win', async () => {
+    const both = await Promise.all([solverStatus(cons.kube, 'want'), solverStatus(cons2.kube, 'want')]);
+    return both.some((s) => s !== undefined && won(s)) || undefined;
+  }, { timeoutMs: 120_000 });
   const [a, b] = await Promise.all([waitFor('cons-a\'s Solver to settle', () => settled(cons), { timeoutMs: 120_000 }), waitFor('cons-a2\'s Solver to settle', () => settled(cons2), { timeoutMs: 120_000 })]);
   t.is([a, b].filter(won).length, 1, `exactly one wins: ${a.phase ?? ''}, ${b.phase ?? ''}`);
   const loser = won(a) ? b : a;
