@@ -14,6 +14,7 @@ import { kubectl } from '../test/support/kubectl.ts';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { apiText, podMemory } from './kubelet-summary.ts';
+import { kineReader } from './kine-metrics.ts';
 
 export interface ScaleOptions {
   readonly devices: number;
@@ -30,6 +31,8 @@ export interface ScaleOptions {
   readonly workers: number;
   readonly workersAfterMs: number;
   readonly loadAverage: () => string;
+  /** Where kine's sqlite file is (the bench's tmpfs folder or the cluster's), for its size. */
+  readonly datastoreDir: string;
 }
 
 const CONCURRENCY = 8;
@@ -70,18 +73,30 @@ async function controllerManagerThrottled(node: RealNodeCluster): Promise<number
   return log.split('\n').filter((l) => l.includes('client-side throttling')).length;
 }
 
+/** deviceShifu Deployments with their one replica ready, read in pages of 500. */
+async function readyDeviceShifus(kube: Kube): Promise<number> {
+  let ready = 0;
+  let next: string | undefined;
+  do {
+    const page = await kube.apps.listNamespacedDeployment({ namespace: 'deviceshifu', limit: 500, ...(next === undefined ? {} : { _continue: next }) });
+    ready += page.items.filter((d) => (d.status?.readyReplicas ?? 0) >= 1).length;
+    next = page.metadata?._continue === '' ? undefined : page.metadata?._continue;
+  } while (next !== undefined);
+  return ready;
+}
+
 async function podCount(kube: Kube): Promise<number> {
   const page = await kube.core.listNamespacedPod({ namespace: 'deviceshifu', limit: 1 });
   return page.items.length + (page.metadata?.remainingItemCount ?? 0);
 }
 
-interface Samples { min: number; max: number; last: number; rssAtMax: number }
+interface Samples { min: number; max: number; last: number; lastRss: number; rssAtMax: number }
 
 interface Window { readonly what: string; readonly until: () => Promise<boolean> | boolean; readonly line: () => Promise<string> | string }
 
 /** Samples the controller's working set every 5 s until `until()` is true; a line every 30 s. */
 async function sample(node: RealNodeCluster, { what, until, line }: Window, loadAverage: () => string): Promise<Samples> {
-  const samples: Samples = { min: Infinity, max: 0, last: 0, rssAtMax: 0 };
+  const samples: Samples = { min: Infinity, max: 0, last: 0, lastRss: 0, rssAtMax: 0 };
   const started = performance.now();
   let lastLine = started;
   for (;;) {
@@ -90,6 +105,7 @@ async function sample(node: RealNodeCluster, { what, until, line }: Window, load
       samples.min = Math.min(samples.min, memory.ws);
       if (memory.ws > samples.max) Object.assign(samples, { max: memory.ws, rssAtMax: memory.rss });
       samples.last = memory.ws;
+      samples.lastRss = memory.rss;
     }
     if (performance.now() - lastLine >= 30_000) {
       lastLine = performance.now();
@@ -140,6 +156,8 @@ export async function controllerAtScale(node: RealNodeCluster, kube: Kube, optio
     created += 1;
   });
   let bundles = 0;
+  let nextThousand = 1000;
+  const readKine = kineReader(node.cluster.kineMetricsUrl, options.datastoreDir);
   const giveUp = options.bundleMs > 0 ? started + options.bundleMs : Infinity;
   let workersSet = options.workers === 0 || workersAtStart;
   const moreWorkers = async (): Promise<void> => {
@@ -149,15 +167,28 @@ export async function controllerAtScale(node: RealNodeCluster, kube: Kube, optio
     const set = await kubectl(kube.kubeconfigPath, ['-n', SYSTEM, 'set', 'env', 'deployment/edgeshifu-controller', `EDGESHIFU_WORKERS=${options.workers}`]);
     console.log(`  [${((performance.now() - started) / 1000).toFixed(0)} s] controller workers set to ${options.workers}: ${set.code === 0 ? 'rolling' : set.stderr}`);
   };
-  const making = await sample(node, { what: 'bundles', until: async () => { await moreWorkers(); return (bundles = await deploymentCount(kube, 'deviceshifu')) >= devices || performance.now() >= giveUp; },
-    line: async () => `${created} EdgeDevices created, ${bundles} bundles, ${await podCount(kube)} deviceShifu pods; API writes: ${await apiWriteLatency(node)}; controller-manager throttled ${await controllerManagerThrottled(node)} times` }, loadAverage);
+  const making = await sample(node, { what: 'bundles', until: async () => {
+    await moreWorkers();
+    bundles = await deploymentCount(kube, 'deviceshifu');
+    if (bundles >= nextThousand) {
+      const memory = await podMemory(node, SYSTEM, 'edgeshifu-controller-').catch(() => undefined);
+      console.log(`  ${bundles} bundles at ${((performance.now() - started) / 1000).toFixed(0)} s: controller working set ${memory?.ws.toFixed(1) ?? '?'} MiB (RSS ${memory?.rss.toFixed(1) ?? '?'}) (load ${loadAverage()})`);
+      nextThousand = (Math.floor(bundles / 1000) + 1) * 1000;
+    }
+    return bundles >= devices || performance.now() >= giveUp;
+  }, line: async () => `${created} EdgeDevices created, ${bundles} bundles, ${await podCount(kube)} deviceShifu pods; API writes: ${await apiWriteLatency(node)}; ${await readKine()}; controller-manager throttled ${await controllerManagerThrottled(node)} times` }, loadAverage);
   await creating;
   const madeS = (performance.now() - started) / 1000;
   console.log(`${bundles >= devices ? 'all ' : ''}${bundles} of ${devices} bundles in ${madeS.toFixed(1)} s; working set while making them ${making.min.toFixed(1)}–${making.max.toFixed(1)} MiB (RSS ${making.rssAtMax.toFixed(1)} at the peak); ${await restarts(kube)}`);
 
+  let ready = 0;
+  const allReady = await sample(node, { what: 'Ready', until: async () => (ready = await readyDeviceShifus(kube)) >= bundles,
+    line: async () => `${ready} of ${bundles} deviceShifus Ready; ${await readKine()}` }, loadAverage);
+  console.log(`${ready} deviceShifus Ready at ${((performance.now() - started) / 1000).toFixed(0)} s: controller working set ${allReady.last.toFixed(1)} MiB (RSS ${allReady.lastRss.toFixed(1)}) (load ${loadAverage()})`);
+
   const settleEnd = performance.now() + options.settleSeconds * 1000;
   const steady = await sample(node, { what: 'steady state', until: () => performance.now() >= settleEnd, line: async () => `${bundles = await deploymentCount(kube, 'deviceshifu')} bundles` }, loadAverage);
   const onRealNodeCount = (await kube.core.listNamespacedPod({ namespace: 'deviceshifu', fieldSelector: `spec.nodeName=${node.nodeName}`, limit: 1 })).items.length;
-  console.log(`steady state, the ${options.settleSeconds} s after (${bundles} bundles at the end): working set ${steady.min.toFixed(1)}–${steady.max.toFixed(1)} MiB, ${steady.last.toFixed(1)} at the end (RSS ${steady.rssAtMax.toFixed(1)} at the peak); ${await restarts(kube)}`);
+  console.log(`steady state, the ${options.settleSeconds} s after (${bundles} bundles at the end): working set ${steady.min.toFixed(1)}–${steady.max.toFixed(1)} MiB, ${steady.last.toFixed(1)} at the end (RSS ${steady.rssAtMax.toFixed(1)} at the peak, ${steady.lastRss.toFixed(1)} at the end); ${await readyDeviceShifus(kube)} deviceShifus Ready; ${await restarts(kube)}`);
   console.log(`  deviceShifu pods on the real node: ${onRealNodeCount} (all on KWOK nodes when 0); aim: under 100 MiB at ${devices} devices`);
 }

@@ -10,6 +10,7 @@
 // --workers-after-minutes 4 (0: from the start)] measures instead the controller, in a pod on the real
 // node, with that many EdgeDevices on KWOK nodes (realnode-controller-scale.ts). Ctrl-C takes the
 // node down and puts the host back.
+import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -20,6 +21,7 @@ import { addThermometers, applyKustomization, applyObjects, httpGet, IMAGE, read
 import { MIB, summary } from './kubelet-summary.ts';
 import { deviceName, deviceShifuPodPrefix, mockPodPrefix, pickProtocols, protocolObjects } from './realnode-devices.ts';
 import { controllerAtScale } from './realnode-controller-scale.ts';
+import { containerPss, type Pss } from './container-pss.ts';
 import type { Kube } from '../test/support/cluster.ts';
 import type { RealNodeCluster } from '../test/support/realnode/node.ts';
 import { waitFor } from '../test/support/wait.ts';
@@ -28,7 +30,7 @@ const { values } = parseArgs({ options: {
   devices: { type: 'string', default: '50' }, calls: { type: 'string', default: '5000' }, 'idle-seconds': { type: 'string', default: '60' },
   protocols: { type: 'string', default: 'all' }, 'controller-devices': { type: 'string', default: '0' }, 'kwok-nodes': { type: 'string', default: '100' }, 'settle-seconds': { type: 'string', default: '300' }, 'bundle-minutes': { type: 'string', default: '0' },
   'kube-api-qps': { type: 'string', default: '' }, 'controller-workers': { type: 'string', default: '0' }, 'workers-after-minutes': { type: 'string', default: '0' },
-  'quiet-seconds': { type: 'string', default: '15' },
+  'quiet-seconds': { type: 'string', default: '15' }, datastore: { type: 'string', default: '' },
 } });
 const PROTOCOLS = pickProtocols(values.protocols);
 const DEVICES = Number(values.devices);
@@ -47,12 +49,18 @@ const COMPONENTS: readonly Component[] = [
   ]),
 ];
 
-async function workingSets(node: RealNodeCluster): Promise<Map<string, { ws: number; rss: number }>> {
-  const found = new Map<string, { ws: number; rss: number }>();
+interface Memory { ws: number; rss: number; pss?: Pss | undefined }
+
+/** Each component's working set and RSS (stats/summary) and, read at the same moment, its PSS (container-pss.ts). */
+async function workingSets(node: RealNodeCluster, kube: Kube): Promise<Map<string, Memory>> {
+  const found = new Map<string, Memory>();
+  const pods = (await Promise.all(['edgeshifu-system', 'deviceshifu', 'devices'].map(async (namespace) => (await kube.core.listNamespacedPod({ namespace })).items))).flat();
   for (const pod of (await summary(node)).pods) {
     const component = COMPONENTS.find((c) => c.match(pod.podRef.namespace, pod.podRef.name));
     const memory = pod.containers[0]?.memory;
-    if (component !== undefined && memory?.workingSetBytes !== undefined) found.set(component.label, { ws: memory.workingSetBytes / MIB, rss: (memory.rssBytes ?? 0) / MIB });
+    if (component === undefined || memory?.workingSetBytes === undefined) continue;
+    const id = pods.find((p) => p.metadata?.name === pod.podRef.name && p.metadata.namespace === pod.podRef.namespace)?.status?.containerStatuses?.[0]?.containerID;
+    found.set(component.label, { ws: memory.workingSetBytes / MIB, rss: (memory.rssBytes ?? 0) / MIB, pss: id === undefined ? undefined : await containerPss(id) });
   }
   return found;
 }
@@ -89,11 +97,12 @@ function bareDeployment(name: string): object {
 
 const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 
-function printMemory(title: string, sets: Map<string, { ws: number; rss: number }>): void {
-  console.log(`\n${title} (container working set from stats/summary; its RSS, the summary's rssBytes: the cgroup's anonymous memory, beside it)`);
+function printMemory(title: string, sets: Map<string, Memory>): void {
+  console.log(`\n${title} (container working set from stats/summary; its RSS, the summary's rssBytes: the cgroup's anonymous memory, and its processes' PSS from smaps_rollup, anonymous + file, beside it)`);
   for (const { label } of COMPONENTS) {
     const m = sets.get(label);
-    console.log(`  ${label.padEnd(36)} ${m === undefined ? 'n/a' : `${m.ws.toFixed(1)} MiB   (RSS ${m.rss.toFixed(1)} MiB)`}`);
+    const pss = m?.pss === undefined ? 'PSS n/a' : `PSS ${m.pss.pss.toFixed(1)} = ${m.pss.anon.toFixed(1)} + ${m.pss.file.toFixed(1)} MiB`;
+    console.log(`  ${label.padEnd(36)} ${m === undefined ? 'n/a' : `${m.ws.toFixed(1)} MiB   (RSS ${m.rss.toFixed(1)} MiB, ${pss})`}`);
   }
 }
 
@@ -113,15 +122,15 @@ async function addProtocolDevices(kube: Kube): Promise<void> {
  * Each protocol's load in turn; its deviceShifu and mock are read QUIET_MS after their own load
  * (deviceShifu collects once a busy spell ends), so every protocol is read at the same moment.
  */
-async function loadEach(kube: Kube, node: RealNodeCluster): Promise<Map<string, { ws: number; rss: number }>> {
-  const settled = new Map<string, { ws: number; rss: number }>();
+async function loadEach(kube: Kube, node: RealNodeCluster): Promise<Map<string, Memory>> {
+  const settled = new Map<string, Memory>();
   for (const p of PROTOCOLS) {
     const service = await kube.core.readNamespacedService({ name: deviceName(p), namespace: 'deviceshifu' });
     const started = performance.now();
     const ok = await load(service.spec?.clusterIP ?? '', p.device.tryInstruction, CALLS);
     console.log(`load, ${p.label}: ${ok} of ${CALLS} /${p.device.tryInstruction} calls answered 200 through the ClusterIP (16 at a time, ${((performance.now() - started) / 1000).toFixed(1)} s)`);
     await delay(QUIET_MS);
-    const sets = await workingSets(node);
+    const sets = await workingSets(node, kube);
     for (const label of [`deviceShifu, ${p.label}`, `mock device, ${p.label}`]) {
       const m = sets.get(label);
       if (m !== undefined) settled.set(label, m);
@@ -149,13 +158,18 @@ const loadAverage = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
 
 async function main(): Promise<void> {
   console.log(`load average at start: ${loadAverage()}`);
+  const atScale = Number(values['controller-devices']) > 0;
+  // kine's sqlite file on tmpfs for the run at scale (controller/README.md says why), unless --datastore disk
+  const datastoreDir = (values.datastore === '' ? atScale : values.datastore === 'tmpfs') ? await mkdtemp('/dev/shm/edgeshifu-kine-') : undefined;
   // kube-controller-manager's and the scheduler's client rate: their defaults unless given
-  const { node, kube } = await realNodeWithImage(values['kube-api-qps'] === '' ? {} : { kubeApiQps: Number(values['kube-api-qps']) });
-  process.once('SIGINT', () => { void node.stop().finally(() => process.exit(130)); });
+  const { node, kube } = await realNodeWithImage({ ...(values['kube-api-qps'] === '' ? {} : { kubeApiQps: Number(values['kube-api-qps']) }), ...(datastoreDir === undefined ? {} : { datastoreDir }) });
+  const dropDatastore = async (): Promise<void> => { if (datastoreDir !== undefined) await rm(datastoreDir, { recursive: true, force: true }); };
+  console.log(`kine's sqlite file in ${datastoreDir ?? node.cluster.dir}${datastoreDir === undefined ? '' : ' (tmpfs)'}`);
+  process.once('SIGINT', () => { void node.stop().then(dropDatastore).finally(() => process.exit(130)); });
   try {
-    if (Number(values['controller-devices']) > 0) {
+    if (atScale) {
       await controllerAtScale(node, kube, { devices: Number(values['controller-devices']), nodes: Number(values['kwok-nodes']), settleSeconds: Number(values['settle-seconds']), idleMs: IDLE_MS, bundleMs: Number(values['bundle-minutes']) * 60_000,
-        workers: Number(values['controller-workers']), workersAfterMs: Number(values['workers-after-minutes']) * 60_000, loadAverage });
+        workers: Number(values['controller-workers']), workersAfterMs: Number(values['workers-after-minutes']) * 60_000, loadAverage, datastoreDir: datastoreDir ?? node.cluster.dir });
       return;
     }
     await applyKustomization(kube, join(REPO, 'manifests', 'overlays', 'single-node'));
@@ -165,16 +179,17 @@ async function main(): Promise<void> {
     await kube.core.createNamespace({ body: { metadata: { name: 'bare' } } });
     await addProtocolDevices(kube);
     await delay(IDLE_MS);
-    printMemory(`idle, ${IDLE_MS / 1000} s after Ready (load average ${loadAverage()})`, await workingSets(node));
+    printMemory(`idle, ${IDLE_MS / 1000} s after Ready (load average ${loadAverage()})`, await workingSets(node, kube));
     console.log('');
     const settled = await loadEach(kube, node);
-    printMemory(`each protocol's deviceShifu and mock ${QUIET_MS / 1000} s after its own ${CALLS} calls (controller and shifud: now; load average ${loadAverage()})`, new Map([...await workingSets(node), ...settled]));
+    printMemory(`each protocol's deviceShifu and mock ${QUIET_MS / 1000} s after its own ${CALLS} calls (controller and shifud: now; load average ${loadAverage()})`, new Map([...await workingSets(node, kube), ...settled]));
     if (DEVICES > 0) await latency(kube);
-    printMemory(`after load (${CALLS} calls per protocol${DEVICES > 0 ? `, then ${DEVICES} devices made by the controller` : ''}; load average ${loadAverage()})`, await workingSets(node));
+    printMemory(`after load (${CALLS} calls per protocol${DEVICES > 0 ? `, then ${DEVICES} devices made by the controller` : ''}; load average ${loadAverage()})`, await workingSets(node, kube));
     const devices = await kube.custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: 'devices', plural: 'edgedevices' }) as { items: unknown[] };
     console.log(`  (${devices.items.length} EdgeDevices at the end)`);
   } finally {
     await node.stop();
+    await dropDatastore();
     console.log(`\nload average at end: ${loadAverage()}`);
   }
 }

@@ -40,6 +40,11 @@ export interface ClusterOptions {
    * their default, 20 and 50, caps how fast Deployments become Pods (a benchmark at scale raises it).
    */
   readonly kubeApiQps?: number;
+  /**
+   * The folder for kine's sqlite file; the cluster's folder by default. A benchmark at scale puts
+   * it on tmpfs so that the shared disk's fsync latency does not pace every write.
+   */
+  readonly datastoreDir?: string;
 }
 
 interface Ports {
@@ -60,16 +65,16 @@ export interface ClusterState {
   readonly pids: Partial<Record<Component, number>>;
 }
 
-interface Layout { readonly dir: string; readonly pki: Pki; readonly ports: Ports; readonly binDir: string; readonly apiAddress: string; readonly kubeApiQps?: number | undefined }
+interface Layout { readonly dir: string; readonly pki: Pki; readonly ports: Ports; readonly binDir: string; readonly apiAddress: string; readonly kubeApiQps?: number | undefined; readonly datastoreDir?: string | undefined }
 
-function componentArgs(component: Component, { dir, pki, ports, binDir, apiAddress, kubeApiQps }: Layout): string[] {
+function componentArgs(component: Component, { dir, pki, ports, binDir, apiAddress, kubeApiQps, datastoreDir }: Layout): string[] {
   const kubeconfig = join(dir, 'admin.kubeconfig');
   const rate = kubeApiQps === undefined ? [] : [`--kube-api-qps=${kubeApiQps}`, `--kube-api-burst=${kubeApiQps * 2}`];
   const serving = [`--tls-cert-file=${pki.servingCert}`, `--tls-private-key-file=${pki.servingKey}`];
   switch (component) {
     case 'kine':
       return [`--listen-address=127.0.0.1:${ports.kine}`, `--metrics-bind-address=127.0.0.1:${ports.kineMetrics}`,
-        `--endpoint=sqlite://${join(dir, 'kine.db')}?_journal=WAL&cache=shared&_busy_timeout=30000`];
+        `--endpoint=sqlite://${join(datastoreDir ?? dir, 'kine.db')}?_journal=WAL&cache=shared&_busy_timeout=30000`];
     case 'kube-apiserver':
       return [`--etcd-servers=http://127.0.0.1:${ports.kine}`, `--bind-address=${apiAddress}`, `--advertise-address=${apiAddress}`,
         `--secure-port=${ports.apiserver}`, ...serving,
@@ -165,6 +170,9 @@ export class TestCluster {
     if (options.keepDir !== true) await rm(this.dir, { recursive: true, force: true });
   }
 
+  /** kine's Prometheus metrics (its SQL statements' counts and times), plain HTTP on loopback. */
+  get kineMetricsUrl(): string { return `http://127.0.0.1:${this.ports.kineMetrics}/metrics`; }
+
   /** The cluster's CA and keys (a real node's certificates are signed by this CA). */
   get certificates(): Pki { return this.pki; }
 
@@ -231,7 +239,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<TestCl
   const [binDir, pki, portList] = await Promise.all([controlPlaneBinaries(), makePki(join(dir, 'pki'), apiAddress), freePorts(6)]);
   const [kine, kineMetrics, apiserver, controllerManager, scheduler, kwok] = portList as [number, number, number, number, number, number];
   const ports: Ports = { kine, kineMetrics, apiserver, controllerManager, scheduler, kwok };
-  const cluster = new TestCluster({ name, dir, pki, ports, binDir, apiAddress, kubeApiQps: options.kubeApiQps, detach: options.detach === true });
+  const cluster = new TestCluster({ name, dir, pki, ports, binDir, apiAddress, kubeApiQps: options.kubeApiQps, datastoreDir: options.datastoreDir, detach: options.detach === true });
   await writeKubeconfig(cluster.kubeconfigPath, {
     server: cluster.server, caCert: pki.caCert, clientCert: pki.adminCert, clientKey: pki.adminKey, contextName: name,
   });
