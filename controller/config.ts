@@ -34,7 +34,7 @@ export const ControllerConfig = Type.Object({
   leaderElection: Type.Boolean({ default: true }),
   leaseNamespace: Type.String({ default: 'edgeshifu-system' }),
   leaseName: Type.String({ default: 'edgeshifu-controller' }),
-  identity: Type.Optional(Type.String({ description: 'Leader-election identity; the pod name (HOSTNAME) by default.' })),
+  identity: Type.Optional(Type.String({ description: 'Leader-election candidate name, the pod name (HOSTNAME) by default; each process adds a random suffix to it.' })),
   // DRONE offloading: off unless --drone-cluster is set
   ...OffloadSettings.properties,
   // REAR: off unless --rear-domain is set (and DRONE is on)

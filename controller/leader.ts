@@ -1,7 +1,10 @@
 // Leader election on a coordination.k8s.io Lease (client-node has none: README.md, "HA and stateless"), with
 // client-go's timings: 15 s lease, renew within 10 s, retry every 2 s. Only the leader
 // reconciles; a leader that cannot renew in time stops leading (the caller exits), and a leader
-// that stops cleanly hands the lease back so the next one takes over at once.
+// that stops cleanly hands the lease back so the next one takes over at once. Each process is its
+// own candidate (the pod's name and a random suffix, as client-go names them), so a container the
+// kubelet restarted is not the holder its predecessor was.
+import { randomBytes } from 'node:crypto';
 import type { V1Lease } from '@kubernetes/client-node';
 import type { KubeClient } from '../shared/kube/client.ts';
 import { sleep } from '../shared/backoff.ts';
@@ -21,13 +24,31 @@ export interface LeaderElectionOptions {
   readonly retryPeriodMs?: number;
 }
 
-/** Who may hold the lease now (pure): the holder, unless it let the lease expire. */
+/** This process's identity: its candidate's name (the pod's) and a random suffix, new at each start. */
+export function processIdentity(candidate: string, suffix = randomBytes(4).toString('hex')): string {
+  return `${candidate}_${suffix}`;
+}
+
+/** The candidate (pod) an identity belongs to: what comes before the last `_` (pod names have none). */
+export function candidateOf(identity: string): string {
+  const cut = identity.lastIndexOf('_');
+  return cut < 0 ? identity : identity.slice(0, cut);
+}
+
+/**
+ * Who may hold the lease now (pure): the holder, unless it let the lease expire. A holder that was
+ * an earlier process of this same pod (a container the kubelet restarted) is waited out for one
+ * lease duration more, so that a live standby, which tries every retry period from expiry, takes
+ * over first; with no standby, the restarted process takes the lease back after that.
+ */
 export function canAcquire(lease: V1Lease | undefined, identity: string, now: number, defaultDurationMs: number): boolean {
   const spec = lease?.spec;
-  if (spec?.holderIdentity === undefined || spec.holderIdentity === '' || spec.holderIdentity === identity) return true;
-  const renewed = spec.renewTime === undefined ? 0 : new Date(spec.renewTime).getTime();
-  const duration = spec.leaseDurationSeconds === undefined ? defaultDurationMs : spec.leaseDurationSeconds * 1000;
-  return now > renewed + duration;
+  const holder = spec?.holderIdentity;
+  if (holder === undefined || holder === '' || holder === identity) return true;
+  const renewed = spec?.renewTime === undefined ? 0 : new Date(spec.renewTime).getTime();
+  const duration = spec?.leaseDurationSeconds === undefined ? defaultDurationMs : spec.leaseDurationSeconds * 1000;
+  const predecessor = candidateOf(holder) === candidateOf(identity);
+  return now > renewed + duration * (predecessor ? 2 : 1);
 }
 
 export class LeaderElector {

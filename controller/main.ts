@@ -6,7 +6,7 @@ import { defaultEndpoint, KubeClient } from '../shared/kube/client.ts';
 import { createLogger } from '../shared/log.ts';
 import { CollectedGauge, Gauge } from '../shared/prometheus.ts';
 import { ControllerConfig } from './config.ts';
-import { LeaderElector } from './leader.ts';
+import { LeaderElector, processIdentity } from './leader.ts';
 import { Controller } from './manager.ts';
 import { controllerRegistry } from './metrics.ts';
 import { controllerServer, listen } from './server.ts';
@@ -26,7 +26,7 @@ export async function runController(argv: readonly string[], env: NodeJS.Process
   const map = new EdgeMap({ onListenerError: (err) => { logger.warn({ err: errorMessage(err) }, 'edgeMap listener failed'); } });
   const shutdown = new AbortController();
   const controller = new Controller({ client, config, logger, registry, topology: new EdgeMapTopology(map, logger.child({ part: 'edgemap' })) });
-  const identity = config.identity ?? env.HOSTNAME ?? hostname();
+  const identity = processIdentity(config.identity ?? env.HOSTNAME ?? hostname());
   const elector = new LeaderElector({ client, namespace: config.leaseNamespace, name: config.leaseName, identity, logger });
   const leaderGauge = new Gauge({ name: 'edgeshifu_leader', help: '1 while this replica leads', registers: [registry] });
   new CollectedGauge({ name: 'edgeshifu_edgemap_vertices', help: 'Vertices (nodes, devices, clusters) on the edgeMap', registers: [registry], read: () => map.order });

@@ -13,6 +13,7 @@ import { MERGE_PATCH } from '../../shared/kube/patch.ts';
 import type { Kube } from '../support/cluster.ts';
 import type { ManagedProcess } from '../support/controlplane/process.ts';
 import { createDevice, edgeCluster, thermometer } from './fixtures.ts';
+import { candidateOf } from '../../controller/leader.ts';
 
 const EDGE = { group: GROUP, version: VERSION, namespace: 'devices', plural: 'edgedevices' };
 
@@ -73,9 +74,10 @@ test.serial('killed with SIGKILL mid-way through 200 devices, the restarted cont
   t.is(accounts.length, remaining.length);
 });
 
+/** The candidate (the `--identity` given) whose process holds the Lease. */
 async function holder(kube: Kube): Promise<string> {
   const lease = await kubectl(kube.kubeconfigPath, ['get', 'lease', '-n', 'edgeshifu-system', 'edgeshifu-controller', '-o', 'jsonpath={.spec.holderIdentity}']);
-  return lease.code === 0 ? lease.stdout : '';
+  return lease.code === 0 ? candidateOf(lease.stdout) : '';
 }
 
 async function logOf(process: ManagedProcess): Promise<string> {
