@@ -108,3 +108,33 @@ test.serial('two replicas elect one leader, and the other takes over when the le
   await waitFor('the new leader serves it', async () => (await deploymentNames(kube)).includes('second-deployment') ? true : undefined, { timeoutMs: 60_000 });
   t.regex(await logOf(replicas.get(follower)!), /became leader/);
 });
+
+/** When the Lease was last renewed (ms), by whoever holds it. */
+async function renewedAt(kube: Kube): Promise<number> {
+  const lease = await kubectl(kube.kubeconfigPath, ['get', 'lease', '-n', 'edgeshifu-system', 'edgeshifu-controller', '-o', 'jsonpath={.spec.renewTime}']);
+  return lease.code === 0 && lease.stdout !== '' ? Date.parse(lease.stdout) : 0;
+}
+
+// A container the kubelet restarts is a new process in the same pod: the same --identity (the pod's
+// name), a new suffix. It waits one lease duration more before trying a Lease its pod's earlier
+// process held (controller/leader.ts), so the standby, trying from expiry, takes over.
+test.serial('the leader killed and started again under its pod\'s name, as the kubelet restarts a container: the standby takes the Lease and keeps it', async (t) => {
+  const { cluster, kube } = await edgeCluster(t);
+  await kube.core.createNamespace({ body: { metadata: { name: 'edgeshifu-system' } } });
+  await kube.addNode('edge-1', { memory: '4Gi' });
+  const replicas = new Map<string, ManagedProcess>();
+  for (const id of ['pod-a', 'pod-b']) replicas.set(id, started(t, controllerProcess(kube, join(cluster.dir, 'logs', `${id}.log`), ['--identity', id])));
+  const leader = await waitFor('a leader', async () => { const h = await holder(kube); return h === '' ? undefined : h; }, { timeoutMs: 60_000 });
+  const standby = leader === 'pod-a' ? 'pod-b' : 'pod-a';
+  await replicas.get(leader)!.kill();
+  const killedAt = Date.now();
+  const restarted = started(t, controllerProcess(kube, join(cluster.dir, 'logs', `${leader}-restarted.log`), ['--identity', leader]));
+  await waitFor('the standby to take the Lease', async () => (await holder(kube)) === standby ? true : undefined, { timeoutMs: 60_000, intervalMs: 250 });
+  t.log(`the standby took the Lease ${((Date.now() - killedAt) / 1000).toFixed(1)} s after the kill (lease 15 s)`);
+  // the restarted process may try once the old Lease is two durations old; by then the standby has renewed it
+  await waitFor('a renewal after the restarted process\'s wait', async () => (await renewedAt(kube)) > killedAt + 30_000 ? true : undefined, { timeoutMs: 90_000, intervalMs: 500 });
+  t.is(await holder(kube), standby, 'the standby keeps the Lease');
+  t.notRegex(await logOf(restarted), /became leader/, 'the restarted process stands by');
+  await createDevice(kube, thermometer('after-restart'));
+  await waitFor('the standby, now leader, serves it', async () => (await deploymentNames(kube)).includes('after-restart-deployment') ? true : undefined, { timeoutMs: 60_000 });
+});
