@@ -7,8 +7,10 @@
 //   npm run bench:realnode [-- --devices 50 --calls 5000 --idle-seconds 60 --quiet-seconds 15 --protocols all]
 // --devices 0 leaves the latency run out. --controller-devices 10000 [--kwok-nodes 100
 // --settle-seconds 300 --bundle-minutes 0 --kube-api-qps 20 --controller-workers 16
-// --workers-after-minutes 4 (0: from the start)] measures instead the controller, in a pod on the real
-// node, with that many EdgeDevices on KWOK nodes (realnode-controller-scale.ts). Ctrl-C takes the
+// --workers-after-minutes 4 (0: from the start) --datastore tmpfs] measures instead the controller, in a
+// pod on the real node, with that many EdgeDevices on KWOK nodes (realnode-controller-scale.ts);
+// kine's sqlite file goes to /dev/shm for that run (--datastore disk: the cluster's folder). Each
+// component's PSS (container-pss.ts) is printed beside its working set and RSS. Ctrl-C takes the
 // node down and puts the host back.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -158,6 +160,7 @@ const loadAverage = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
 
 async function main(): Promise<void> {
   console.log(`load average at start: ${loadAverage()}`);
+  if (!['', 'tmpfs', 'disk'].includes(values.datastore)) throw new Error(`--datastore is tmpfs (kine's file in /dev/shm) or disk (in the cluster's folder), not "${values.datastore}"`);
   const atScale = Number(values['controller-devices']) > 0;
   // kine's sqlite file on tmpfs for the run at scale (controller/README.md says why), unless --datastore disk
   const datastoreDir = (values.datastore === '' ? atScale : values.datastore === 'tmpfs') ? await mkdtemp('/dev/shm/edgeshifu-kine-') : undefined;
