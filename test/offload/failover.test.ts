@@ -9,11 +9,13 @@ import { kubectl } from '../support/kubectl.ts';
 import { waitFor } from '../support/wait.ts';
 import type { ManagedProcess } from '../support/controlplane/process.ts';
 import type { HostRequest } from '../../controller/offload/objects.ts';
+import { candidateOf } from '../../controller/leader.ts';
 import { createApp, keepLogsOfFailure, listCustom, prepareFederation, readApp, startMember, twoComponentApp } from './support.ts';
 
+/** The candidate (the `--identity` given) whose process holds the Lease. */
 async function holder(kubeconfig: string): Promise<string> {
   const lease = await kubectl(kubeconfig, ['get', 'lease', '-n', 'edgeshifu-system', 'edgeshifu-controller', '-o', 'jsonpath={.spec.holderIdentity}']);
-  return lease.code === 0 ? lease.stdout : '';
+  return lease.code === 0 ? candidateOf(lease.stdout) : '';
 }
 
 test.serial('only the leader runs the agent; after it dies the new leader keeps what runs and offloads new work', async (t) => {
