@@ -22,14 +22,22 @@ const secureContext = tls.createSecureContext({ ca: read(e.KUBE_CA), cert: read(
 const watchAgent = new https.Agent({ keepAlive: true, secureContext });
 const headers = { accept: 'application/json', ...(e.KUBE_TOKEN ? { authorization: 'Bearer ' + e.KUBE_TOKEN } : {}) };
 let events = 0;
+// ready once the watch has brought the EdgeDevice: the bench then knows the floor holds its watch
+const announce = () => console.log(JSON.stringify({ watching: true, address: '127.0.0.1:' + server.address().port }));
 const watch = () => {
   const req = https.request({ host: api.hostname, port: api.port, path: e.WATCH_PATH, agent: watchAgent, headers }, (res) => {
+    if (res.statusCode !== 200) { console.error("the floor's watch got HTTP " + res.statusCode); process.exit(1); }
     let rest = '';
     res.setEncoding('utf8');
     res.on('data', (chunk) => {
       const lines = (rest + chunk).split('\\n');
       rest = lines.pop();
-      for (const line of lines) if (line !== '') { JSON.parse(line); events += 1; }
+      for (const line of lines) {
+        if (line === '') continue;
+        JSON.parse(line);
+        events += 1;
+        if (events === 1) { if (server.listening) announce(); else server.once('listening', announce); }
+      }
     });
     res.on('end', () => setTimeout(watch, 100));
   });
@@ -62,7 +70,9 @@ export const kubeFloor: Target = {
     const cgroup = await context.cgroup('kube-floor');
     const env = { DEVICE: context.device, ...(await credentials(context, String(kube.env.KUBECONFIG))),
       WATCH_PATH: `/apis/shifu.edgenesis.io/v1alpha1/namespaces/devices/edgedevices?fieldSelector=${encodeURIComponent(`metadata.name=${name}`)}&watch=true&allowWatchBookmarks=true&timeoutSeconds=25` };
-    const { child, line } = await spawnReady(process.execPath, [...flags, '-e', `${PROXY_SCRIPT}\n${WATCH_SCRIPT}`], (l) => typeof l.address === 'string', { cgroup, env });
+    const started = await spawnReady(process.execPath, [...flags, '-e', `${PROXY_SCRIPT}\n${WATCH_SCRIPT}`], (l) => l.watching === true, { cgroup, env })
+      .catch(async (err: unknown) => { await kube.stop(); throw err; });
+    const { child, line } = started;
     return {
       urls: [`http://${String(line.address)}/${context.path}`], pids: [child.pid ?? 0], devices: 1, ...madeCgroup(cgroup),
       describe: `bare node:http proxy holding one HTTPS watch on its EdgeDevice: node ${process.version} ${flags.join(' ')}`,
