@@ -5,7 +5,11 @@
 // figure is compared with direct and the Go proxy measured next to it; medians over the rounds.
 //   npm run bench:deviceshifu -- [--kube] [--rounds 3] [--seconds 5] [--connections 1,16,64]
 //                                [--targets direct,Go proxy,...] [--node-flags "..."] [--idle-seconds 20]
-// --kube: deviceShifu reads its EdgeDevice from a private control plane (else standalone files).
+//                                [--compare-bundle <dir>]
+// --kube: deviceShifu reads its EdgeDevice from a private control plane (else standalone files), and
+// the target "node proxy + watch" (its floor there: the proxy holding one HTTPS watch) joins.
+// --compare-bundle <dir>: "deviceShifu (compare)" runs that build's bundle (another commit's
+// `npm run build:bundle` output) with the same flags, so a change is measured as an A/B in one run.
 // Load: a Go keep-alive load generator (bench/deviceshifu/go/load.go), N connections each sending
 // one request after another. CPU per request: the gateway's user + system time (/proc/<pid>/stat)
 // over the run, warm-up included, by every request it answered. Memory: each gateway runs in a
@@ -29,6 +33,7 @@ const { values } = parseArgs({
   options: {
     kube: { type: 'boolean', default: false },
     bundle: { type: 'string', default: 'dist/bundle' },
+    'compare-bundle': { type: 'string' },
     'node-flags': { type: 'string' },
     rounds: { type: 'string', default: '3' },
     seconds: { type: 'string', default: '5' },
@@ -43,7 +48,7 @@ const ROOT = new URL('../', import.meta.url);
 const CONNECTIONS = values.connections.split(',').map(Number);
 const ROUNDS = Number(values.rounds);
 const chosen = values.targets?.split(',').map((s) => s.trim());
-const targets: Target[] = TARGETS.filter((t) => t.name === 'direct' || chosen === undefined || chosen.includes(t.name));
+const targets: Target[] = TARGETS.filter((t) => (t.needs === undefined || (t.needs === 'kube' ? values.kube : values['compare-bundle'] !== undefined)) && (t.name === 'direct' || chosen === undefined || chosen.includes(t.name)));
 
 const f = (n: number, digits = 2): string => (Number.isFinite(n) ? n.toFixed(digits) : '—');
 const pad = (s: string, n: number): string => s.padStart(n);
@@ -119,6 +124,7 @@ async function main(): Promise<void> {
     stops.push(() => stopChild(device.child));
     const context: BenchContext = {
       device: String(device.line.address), path: 'read_value', dir, bundle: new URL(`${values.bundle}/`, ROOT).pathname, kube: values.kube,
+      ...(values['compare-bundle'] === undefined ? {} : { compareBundle: new URL(`${values['compare-bundle']}/`, ROOT).pathname }),
       ...(values['node-flags'] === undefined ? {} : { nodeFlags: values['node-flags'].split(/\s+/).filter(Boolean) }),
       cgroup: async (name) => {
         const made = await memoryCgroup(`edgeshifu-bench-${name}-${String(process.pid)}`);

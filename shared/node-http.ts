@@ -5,6 +5,7 @@
 import { createRequire } from 'node:module';
 import type * as Http from 'node:http';
 import type * as Https from 'node:https';
+import type * as Tls from 'node:tls';
 
 const require = createRequire(import.meta.url);
 
@@ -13,6 +14,14 @@ export const http = require('node:http') as typeof Http;
 /** node:https on first use: it brings TLS and crypto, which plain-HTTP paths never need. */
 export function https(): typeof Https {
   return require('node:https') as typeof Https;
+}
+
+/**
+ * node:tls on first use, by require as well: an ESM namespace would read its lazy
+ * `rootCertificates` export and copy Node's ~140 bundled root certificates into JavaScript strings.
+ */
+export function tls(): typeof Tls {
+  return require('node:tls') as typeof Tls;
 }
 
 /** One part of a node:http server: answers the request and says true, or leaves it and says false. */

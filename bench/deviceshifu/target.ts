@@ -14,6 +14,8 @@ export interface BenchContext {
   readonly dir: string;
   /** Directory of the esbuild bundles (dist/bundle). */
   readonly bundle: string;
+  /** --compare-bundle: another build's bundles (say, main's), run beside `bundle` as an A/B in the same rounds. */
+  readonly compareBundle?: string;
   /** Flags for node targets that do not choose their own (--node-flags). */
   readonly nodeFlags?: readonly string[];
   /** Kubernetes mode (--kube): deviceShifu reads its EdgeDevice from a private control plane. */
@@ -39,6 +41,8 @@ export interface Running {
 export interface Target {
   /** Short label in the tables. */
   readonly name: string;
+  /** Runs only when the run has it: --kube (the API server), --compare-bundle (a second bundle). */
+  readonly needs?: 'kube' | 'compare-bundle';
   start(context: BenchContext): Promise<Running>;
 }
 

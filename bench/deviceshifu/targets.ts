@@ -5,9 +5,10 @@ import type { Target } from './target.ts';
 import { direct } from './targets/direct.ts';
 import { goProxy } from './targets/go-proxy.ts';
 import { nodeFloor } from './targets/node-floor.ts';
-import { deviceShifuDedicated, deviceShifuImageFlags, deviceShifuNoIdleGc } from './targets/deviceshifu-dedicated.ts';
+import { kubeFloor } from './targets/kube-floor.ts';
+import { deviceShifuCompare, deviceShifuDedicated, deviceShifuImageFlags, deviceShifuNoIdleGc } from './targets/deviceshifu-dedicated.ts';
 import { deviceShifuHost } from './targets/deviceshifu-host.ts';
 
 export const TARGETS: readonly Target[] = [
-  direct, goProxy, nodeFloor, deviceShifuDedicated, deviceShifuNoIdleGc, deviceShifuImageFlags, deviceShifuHost(1), deviceShifuHost(10), deviceShifuHost(50), deviceShifuHost(10, { name: 'no idle gc', flags: HOST_NODE_FLAGS.filter((f) => f !== '--expose-gc') }),
+  direct, goProxy, nodeFloor, kubeFloor, deviceShifuDedicated, deviceShifuCompare, deviceShifuNoIdleGc, deviceShifuImageFlags, deviceShifuHost(1), deviceShifuHost(10), deviceShifuHost(50), deviceShifuHost(10, { name: 'no idle gc', flags: HOST_NODE_FLAGS.filter((f) => f !== '--expose-gc') }),
 ];

@@ -7,10 +7,9 @@ import type { Agent } from 'node:https';
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { parse } from 'yaml';
 import { EdgeshifuError, errorMessage } from '../errors.ts';
-import { http, https as httpsModule } from '../node-http.ts';
+import { http, https as httpsModule, tls as tlsModule } from '../node-http.ts';
 import type { WatchFn } from './informer.ts';
 
 export interface KubeEndpoint {
@@ -167,6 +166,25 @@ export async function readBody(res: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/**
+ * Calls `each` with every line of a watch's body (one JSON event per line, `\r\n` or `\n`).
+ * node:readline did this before; its ESM import also loaded readline/promises, for nothing.
+ */
+export async function forEachLine(stream: AsyncIterable<string>, each: (line: string) => void): Promise<void> {
+  let rest = '';
+  const emit = (line: string): void => { each(line.endsWith('\r') ? line.slice(0, -1) : line); };
+  for await (const chunk of stream) {
+    let start = 0;
+    for (let end = chunk.indexOf('\n'); end !== -1; end = chunk.indexOf('\n', start)) {
+      emit(rest + chunk.slice(start, end));
+      rest = '';
+      start = end + 1;
+    }
+    rest += chunk.slice(start);
+  }
+  if (rest !== '') emit(rest);
+}
+
 export class KubeClient {
   readonly endpoint: KubeEndpoint;
   private readonly url: URL;
@@ -182,9 +200,13 @@ export class KubeClient {
   constructor(endpoint: KubeEndpoint, options: { readonly maxSockets?: number } = {}) {
     this.endpoint = endpoint;
     this.url = new URL(endpoint.server);
-    const tls = { ca: endpoint.ca, cert: endpoint.cert, key: endpoint.key, rejectUnauthorized: endpoint.insecureSkipTlsVerify !== true };
+    // One secure context for every connection: without it tls.connect builds one per connection
+    // (an OpenSSL context, the CA, certificate and key parsed again), for each watch renewed.
+    const secureContext = this.url.protocol === 'https:' ? tlsModule().createSecureContext({ ca: endpoint.ca, cert: endpoint.cert, key: endpoint.key }) : undefined;
+    const tls = { secureContext, rejectUnauthorized: endpoint.insecureSkipTlsVerify !== true };
     this.agent = new (httpsModule().Agent)({ keepAlive: true, maxSockets: options.maxSockets ?? 16, ...tls });
-    this.watchAgent = new (httpsModule().Agent)({ keepAlive: false, ...tls });
+    // kept alive too: a watch the server ended (timeoutSeconds) is renewed on the same connection, without a new TLS handshake
+    this.watchAgent = new (httpsModule().Agent)({ keepAlive: true, ...tls });
   }
 
   static fromKubeconfig(path: string): KubeClient {
@@ -239,13 +261,13 @@ export class KubeClient {
       const body = await readBody(res);
       throw new KubeApiError(res.statusCode ?? 0, body, `watch ${path}`);
     }
-    const lines = createInterface({ input: res, crlfDelay: Infinity });
+    res.setEncoding('utf8');
     try {
-      for await (const line of lines) {
-        if (line === '') continue;
+      await forEachLine(res, (line) => {
+        if (line === '') return;
         const event = JSON.parse(line) as { type: string; object: unknown };
         onEvent(event.type, event.object);
-      }
+      });
     } catch (err) {
       if (signal.aborted) return;
       throw err;

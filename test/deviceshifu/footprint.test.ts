@@ -57,7 +57,7 @@ test('an HTTP deviceShifu serving a request never loads node-opcua or coap; an O
 });
 
 /** Outputs reached by static imports from the chunk that holds `input` (what loading that module costs). */
-function loadedWith(meta: Awaited<ReturnType<typeof bundleMetafile>>, input: string): Set<string> {
+function outputsWith(meta: Awaited<ReturnType<typeof bundleMetafile>>, input: string): Array<NonNullable<(typeof meta.outputs)[string]>> {
   const start = Object.entries(meta.outputs).find(([, o]) => Object.keys(o.inputs).includes(input))?.[0];
   const seen = new Set<string>();
   const queue = start === undefined ? [] : [start];
@@ -67,8 +67,23 @@ function loadedWith(meta: Awaited<ReturnType<typeof bundleMetafile>>, input: str
     seen.add(path);
     for (const i of meta.outputs[path]?.imports ?? []) if (i.kind === 'import-statement' && i.external !== true) queue.push(i.path);
   }
-  return packagesIn([...seen].map((p) => meta.outputs[p]).filter((o) => o !== undefined));
+  return [...seen].map((p) => meta.outputs[p]).filter((o) => o !== undefined);
 }
+
+/** The packages loaded with `input`. */
+function loadedWith(meta: Awaited<ReturnType<typeof bundleMetafile>>, input: string): Set<string> {
+  return packagesIn(outputsWith(meta, input));
+}
+
+test('Kubernetes mode adds no ESM import of node:readline, node:tls or node:http(s): their namespaces load what nothing uses', async (t) => {
+  const meta = await bundleMetafile('deviceshifu', new URL('../../deviceshifu/main.ts', import.meta.url).pathname);
+  const kube = outputsWith(meta, 'shared/kube/client.ts');
+  t.true(kube.length > 0);
+  // node:readline's namespace loads readline/promises; node:tls's reads rootCertificates, which copies Node's bundled CAs into strings
+  const esmBuiltins = kube.flatMap((o) => o.imports).filter((i) => i.external === true && i.kind === 'import-statement').map((i) => i.path.replace(/^node:/, ''));
+  t.true(esmBuiltins.includes('fs'), `the builtins it imports are seen: ${esmBuiltins.join(', ')}`);
+  for (const builtin of ['readline', 'tls', 'http', 'https']) t.false(esmBuiltins.includes(builtin), `an ESM import of node:${builtin}`);
+});
 
 test('an HTTP deviceShifu never loads the Modbus library (nor serialport) or CoAP; a Modbus one loads modbus-serial, an LwM2M one coap', async (t) => {
   const meta = await bundleMetafile('deviceshifu', new URL('../../deviceshifu/main.ts', import.meta.url).pathname);

@@ -8,7 +8,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { deviceShifuNodeFlags, imageNodeFlags } from '../../node-flags.ts';
 import { madeCgroup, spawnReady, stopChild, type BenchContext, type Target } from '../target.ts';
 
-function edgeDevice(name: string, address: string): string {
+export function edgeDevice(name: string, address: string): string {
   return ['apiVersion: shifu.edgenesis.io/v1alpha1', 'kind: EdgeDevice', `metadata: {name: ${name}, namespace: devices}`,
     `spec: {sku: BenchDevice, connection: Ethernet, address: "${address}", protocol: HTTP}`, ''].join('\n');
 }
@@ -48,7 +48,8 @@ async function startSharedCluster(): Promise<SharedCluster> {
   };
 }
 
-async function kubeEnvironment(manifest: string, name: string): Promise<{ env: NodeJS.ProcessEnv; stop: () => Promise<void> }> {
+/** The shared control plane with `manifest` applied: the environment that names it, and how to let the cluster go. */
+export async function kubeEnvironment(manifest: string, name: string): Promise<{ env: NodeJS.ProcessEnv; stop: () => Promise<void> }> {
   shared ??= { cluster: startSharedCluster(), users: 0 };
   const mine = shared;
   mine.users += 1;
@@ -84,21 +85,24 @@ async function firstAnswer(url: string): Promise<void> {
 }
 
 /** deviceShifu with `flags` (default: --node-flags, else its own); `name` labels it in the tables. */
-export const deviceShifuWith = (name: string, chosenFlags?: () => Promise<string[]>): Target => ({
+export const deviceShifuWith = (name: string, chosenFlags?: () => Promise<string[]>, compare = false): Target => ({
   name,
+  ...(compare ? { needs: 'compare-bundle' as const } : {}),
   start: async (context) => {
+    const bundle = compare ? context.compareBundle : context.bundle;
+    if (bundle === undefined) throw new Error(`${name} needs --compare-bundle <dir>`);
     const flags = chosenFlags === undefined ? (context.nodeFlags ?? deviceShifuNodeFlags()) : await chosenFlags();
     const slug = name.toLowerCase().replace(/[^a-z]+/g, '-').replace(/^-|-$/g, '');
     const files = await configFiles(context, slug);
     const kube = context.kube ? await kubeEnvironment(files.manifest, files.name) : undefined;
-    const args = [...flags, join(context.bundle, 'deviceshifu.js'), '--config-dir', files.configDir, '--port', '0', ...(kube === undefined ? ['--edgedevice-file', files.edgedevice] : [])];
+    const args = [...flags, join(bundle, 'deviceshifu.js'), '--config-dir', files.configDir, '--port', '0', ...(kube === undefined ? ['--edgedevice-file', files.edgedevice] : [])];
     const cgroup = await context.cgroup(slug);
     const { child, line } = await spawnReady(process.execPath, args, (l) => l.msg === 'deviceShifu listening', { cgroup, env: { ...kube?.env, EDGESHIFU_LOG_LEVEL: 'info' } });
     const url = `http://${String(line.address)}/${context.path}`;
     await firstAnswer(url);
     return {
       urls: [url], pids: [child.pid ?? 0], devices: 1, ...madeCgroup(cgroup),
-      describe: `dedicated, ${kube === undefined ? 'standalone' : 'Kubernetes mode'}: node ${process.version} ${flags.join(' ')} dist/bundle/deviceshifu.js`,
+      describe: `dedicated, ${kube === undefined ? 'standalone' : 'Kubernetes mode'}: node ${process.version} ${flags.join(' ')} ${join(bundle, 'deviceshifu.js')}`,
       stop: async () => { await stopChild(child, cgroup); await kube?.stop(); },
     };
   },
@@ -107,5 +111,7 @@ export const deviceShifuWith = (name: string, chosenFlags?: () => Promise<string
 export const deviceShifuDedicated = deviceShifuWith('deviceShifu');
 /** Without --expose-gc, so without the collection after a load (shared/idle-collector.ts): the A/B of that trade. */
 export const deviceShifuNoIdleGc = deviceShifuWith('deviceShifu no idle gc', () => Promise.resolve(deviceShifuNodeFlags().filter((f) => f !== '--expose-gc')));
+/** The same with --compare-bundle's build: an A/B of a code change within one run. */
+export const deviceShifuCompare = deviceShifuWith('deviceShifu (compare)', undefined, true);
 /** The same bundle with the image's flags (--lite-mode), which deviceShifu ran with before it had its own. */
 export const deviceShifuImageFlags = deviceShifuWith('deviceShifu (image flags)', imageNodeFlags);

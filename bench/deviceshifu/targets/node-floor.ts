@@ -4,7 +4,8 @@
 import { deviceShifuNodeFlags } from '../../node-flags.ts';
 import { madeCgroup, spawnReady, stopChild, type Target } from '../target.ts';
 
-const SCRIPT = `
+/** The proxy, as a script for `node -e` (DEVICE=host:port); it prints its address as JSON once it listens. */
+export const PROXY_SCRIPT = `
 const http = process.getBuiltinModule('node:http');
 const [host, port] = process.env.DEVICE.split(':');
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
@@ -24,7 +25,7 @@ export const nodeFloor: Target = {
   start: async (context) => {
     const flags = context.nodeFlags ?? deviceShifuNodeFlags();
     const cgroup = await context.cgroup('node-floor');
-    const { child, line } = await spawnReady(process.execPath, [...flags, '-e', SCRIPT], (l) => typeof l.address === 'string', { cgroup, env: { DEVICE: context.device } });
+    const { child, line } = await spawnReady(process.execPath, [...flags, '-e', PROXY_SCRIPT], (l) => typeof l.address === 'string', { cgroup, env: { DEVICE: context.device } });
     return {
       urls: [`http://${String(line.address)}/${context.path}`], pids: [child.pid ?? 0], devices: 1, ...madeCgroup(cgroup),
       describe: `bare node:http proxy: node ${process.version} ${flags.join(' ')}`,
