@@ -1,8 +1,9 @@
 // Decision time of reclaim (controller/drone/core/reclaim-decide.ts, pure) at 100 clusters: the
 // same random offers decided with at most 1, 2 and 3 moves, interleaved, so the ratio to one move
-// (the decision before multi-move reclaim) is measured in the same run. Each cluster offers room
-// of 0–2 cores (and as many GiB) and 0–6 movable components of 250m–1,000m; the job has 1–2
-// components of 250m–2,000m, which the offers alone often cannot hold.
+// (the decision before multi-move reclaim) is measured in the same run. A nearly full federation:
+// each cluster has 0–750m (and 0–768 MiB) left and hosts 0–6 movable components of 250m–1,000m;
+// the job has 1–2 components of 500m–2,000m, which the room left can rarely hold as is, so most
+// decisions search the moves (and those that find none search them all: the worst case).
 // Usage: npm run bench:drone-quality-decide [-- --instances 400 --clusters 100]
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
@@ -18,13 +19,13 @@ function instance(seed: number, clusters: number): { job: { origin: string; comp
   const r = prng(seed);
   const int = (lo: number, hi: number): number => lo + Math.floor(r() * (hi - lo + 1));
   const offers = Array.from({ length: clusters }, (_, i): ReclaimOffer => {
-    const free = units(int(0, 8));
+    const free = units(int(0, 3));
     return {
       cluster: `c${String(i)}`, room: free, free,
       movable: Array.from({ length: int(0, 6) }, (_, k) => ({ origin: `c${String(int(0, clusters - 1))}`, app: `a${String(i)}-${String(k)}`, component: 'p0', resources: units(int(1, 4)) })),
     };
   });
-  const components = Array.from({ length: int(1, 2) }, (_, k): Component => ({ name: `p${String(k)}`, image: 'i', resources: units(int(1, 8)) }));
+  const components = Array.from({ length: int(1, 2) }, (_, k): Component => ({ name: `p${String(k)}`, image: 'i', resources: units(int(2, 8)) }));
   return { job: { origin: 'c0', components }, offers };
 }
 

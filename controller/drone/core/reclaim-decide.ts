@@ -128,9 +128,21 @@ function executable(offers: readonly ReclaimOffer[], moves: readonly Move[]): Mo
 
 /** The job and the moved candidates placed together, the candidates off their hosts; undefined when they do not fit. */
 function tryMoves(offers: readonly ReclaimOffer[], job: { readonly items: readonly Item[]; readonly components: readonly Component[] }, moved: readonly Candidate[], budget: Budget): ReclaimDecision | undefined {
+  // The job did not fit as is, so it needs room on a host that the moves free: one of its
+  // components must fit there (no copy of the rooms; most combinations stop here).
+  budget.left -= 1;
+  const freedHosts = [...new Set(moved.map((m) => m.from))];
+  const freed = (cluster: string): Room | undefined => {
+    const offer = offers.find((o) => o.cluster === cluster);
+    if (offer === undefined) return undefined;
+    const r = { room: offer.room, free: offer.free };
+    for (const m of moved) if (m.from === cluster) take(r, cluster, { origin: m.origin, need: m.resources }, -1);
+    return r;
+  };
+  if (!freedHosts.some((c) => { const r = freed(c); return r !== undefined && job.items.some((item) => fitsAt(item, c, r)); })) return undefined;
   const rooms = roomsOf(offers);
   for (const m of moved) take(rooms.get(m.from) as Room, m.from, { origin: m.origin, need: m.resources }, -1);
-  // The job must fit in the room freed before the moved ones are placed again (cheap, and most combinations stop here).
+  // The job must fit in the room freed before the moved ones are placed again.
   if (placeItems(new Map([...rooms].map(([c, r]) => [c, { ...r }])), job.items, budget) === undefined) return undefined;
   const items: Item[] = [...moved.map((m) => ({ origin: m.origin, need: m.resources, allowed: (cluster: string) => cluster !== m.from })), ...job.items];
   const at = placeItems(rooms, items, budget);
