@@ -6,7 +6,7 @@
 // (controller/offload/origin-reconciler.ts: one re-auction at a time per origin), so the figures
 // are given at the first try and after the retries.
 // Jobs still failed after the retries are then submitted once more with reclaim (DroneCore.reclaim,
-// the same core the controller runs): at most `--reclaim` (default DEFAULT_RECLAIM_MOVES, 2) placed,
+// the same core the controller runs): at most `--reclaim` (default DEFAULT_RECLAIM_MOVES, 3) placed,
 // not launched components move to make room; `--reclaim off` leaves reclaim out (the figures before it).
 // Usage: npm run bench:drone-quality [-- --instances 200] [--retries serial|together] [--reclaim off|0|1|2|3]
 import { parseArgs } from 'node:util';

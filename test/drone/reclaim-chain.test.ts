@@ -6,6 +6,7 @@
 import test from 'ava';
 import fc from 'fast-check';
 import type { Job, Resources } from '../../controller/drone/model.ts';
+import { DEFAULT_RECLAIM_MOVES } from '../../controller/drone/core/state.ts';
 import { SimFederation, type ClusterSpec, type Faults } from './support/network.ts';
 import { placedOnce } from './support/placed-once.ts';
 
@@ -87,7 +88,7 @@ test('under drops, duplicates and reordering, two moves lose no component, each 
     const ends = fed.outcomes().get('o/big-r') ?? [];
     const moves = moved(fed);
     // (the faults also hit the set-up, so the job may need fewer moves, or x or y may have failed)
-    const ok = during.length === 0 && placedOnce(fed, APPS) === undefined && ends.length === 1 && moves.length <= 2 && new Set(moves).size === moves.length;
+    const ok = during.length === 0 && placedOnce(fed, APPS) === undefined && ends.length === 1 && moves.length <= DEFAULT_RECLAIM_MOVES && new Set(moves).size === moves.length;
     if (!ok) t.log(JSON.stringify({ f, seed, mode, during: during.slice(0, 3), end: placedOnce(fed, APPS), ends, moves }));
     if (moves.length === 2) twoMoves += 1;
     return ok;

@@ -127,27 +127,27 @@ function executable(offers: readonly ReclaimOffer[], moves: readonly Move[]): Mo
 }
 
 /** The job and the moved candidates placed together, the candidates off their hosts; undefined when they do not fit. */
-function tryMoves(offers: readonly ReclaimOffer[], job: { readonly items: readonly Item[]; readonly components: readonly Component[] }, moved: readonly Candidate[], budget: Budget): ReclaimDecision | undefined {
+function tryMoves(offers: { readonly list: readonly ReclaimOffer[]; readonly byCluster: ReadonlyMap<string, ReclaimOffer> }, job: { readonly items: readonly Item[]; readonly components: readonly Component[] }, moved: readonly Candidate[], budget: Budget): ReclaimDecision | undefined {
   // The job did not fit as is, so it needs room on a host that the moves free: one of its
   // components must fit there (no copy of the rooms; most combinations stop here).
   budget.left -= 1;
   const freedHosts = [...new Set(moved.map((m) => m.from))];
   const freed = (cluster: string): Room | undefined => {
-    const offer = offers.find((o) => o.cluster === cluster);
+    const offer = offers.byCluster.get(cluster);
     if (offer === undefined) return undefined;
     const r = { room: offer.room, free: offer.free };
     for (const m of moved) if (m.from === cluster) take(r, cluster, { origin: m.origin, need: m.resources }, -1);
     return r;
   };
   if (!freedHosts.some((c) => { const r = freed(c); return r !== undefined && job.items.some((item) => fitsAt(item, c, r)); })) return undefined;
-  const rooms = roomsOf(offers);
+  const rooms = roomsOf(offers.list);
   for (const m of moved) take(rooms.get(m.from) as Room, m.from, { origin: m.origin, need: m.resources }, -1);
   // The job must fit in the room freed before the moved ones are placed again.
   if (placeItems(new Map([...rooms].map(([c, r]) => [c, { ...r }])), job.items, budget) === undefined) return undefined;
   const items: Item[] = [...moved.map((m) => ({ origin: m.origin, need: m.resources, allowed: (cluster: string) => cluster !== m.from })), ...job.items];
   const at = placeItems(rooms, items, budget);
   if (at === undefined) return undefined;
-  const moves = executable(offers, moved.map((m, i) => ({ origin: m.origin, app: m.app, component: m.component, resources: m.resources, from: m.from, to: at[i] ?? '' })));
+  const moves = executable(offers.list, moved.map((m, i) => ({ origin: m.origin, app: m.app, component: m.component, resources: m.resources, from: m.from, to: at[i] ?? '' })));
   if (moves === undefined) return undefined;
   return { placement: Object.fromEntries(job.components.map((c, i) => [c.name, at[moved.length + i] ?? ''])), moves };
 }
@@ -161,6 +161,7 @@ function tryMoves(offers: readonly ReclaimOffer[], job: { readonly items: readon
 export function decideReclaim(job: { readonly origin: string; readonly components: readonly Component[] }, unsorted: readonly ReclaimOffer[], limit: number): ReclaimDecision | undefined {
   const offers = [...unsorted].sort((a, b) => a.cluster.localeCompare(b.cluster));
   const budget: Budget = { left: SEARCH_BUDGET };
+  const byCluster = new Map(offers.map((o) => [o.cluster, o]));
   const mine: Item[] = job.components.map((c) => ({ origin: job.origin, need: c.resources, allowed: (cluster) => allows(c, cluster) }));
   const direct = placeItems(roomsOf(offers), mine, budget);
   if (direct !== undefined) return { placement: Object.fromEntries(job.components.map((c, i) => [c.name, direct[i] ?? ''])), moves: [] };
@@ -173,7 +174,7 @@ export function decideReclaim(job: { readonly origin: string; readonly component
       const moved = picked.map((i) => pool[i] as Candidate);
       // A component listed by two hosts (mid-move) moves once at most.
       if (new Set(moved.map(movableKey)).size < moved.length) continue;
-      const decision = tryMoves(offers, { items: mine, components: job.components }, moved, budget);
+      const decision = tryMoves({ list: offers, byCluster }, { items: mine, components: job.components }, moved, budget);
       if (decision !== undefined) return decision;
     }
   }
