@@ -6,7 +6,10 @@
 // - other jobs: it fits only if some placed job gives way (the optimum chose other jobs).
 // It also gives the ceiling of a reclaim: the auction's placements, then each lost job in turn
 // placed by moving at most 1 (or 2) placed components, chosen by enumeration (an oracle, not DRONE).
-// Usage: npm run bench:drone-quality-losses [-- --instances 200]
+// `--reclaim k`: classify what is left after reclaim with at most k moves (as bench:drone-quality
+// runs it) instead of after the retries; `--print`: each instance below the optimum, one line.
+// `--ceiling off` leaves out the oracle's ceiling.
+// Usage: npm run bench:drone-quality-losses [-- --instances 200] [--reclaim 2] [--print] [--ceiling off]
 import { parseArgs } from 'node:util';
 import type { Job } from '../controller/drone/model.ts';
 import { fitsAll, optimum, placeAll, type Item } from './drone-optimum.ts';
@@ -61,17 +64,25 @@ function withReclaim(inst: Instance, run: { readonly mode: 'open' | 'sealed'; re
 
 /** The class of each job the auction lost in one instance (none when it matched the optimum). */
 function lossesOf(inst: Instance, mode: 'open' | 'sealed', seed: number, scenario: Scenario): string[] {
-  const a = auction(inst, { mode, seed, arrival: scenario.arrival, retries: 'serial' });
-  if (a.retried >= optimum(inst.clusters, inst.jobs)) return [];
+  const reclaim = values.reclaim === undefined ? undefined : Number(values.reclaim);
+  const a = auction(inst, { mode, seed, arrival: scenario.arrival, retries: 'serial', ...(reclaim === undefined ? {} : { reclaim }) });
+  const best = optimum(inst.clusters, inst.jobs);
+  if ((reclaim === undefined ? a.retried : a.reclaimed) >= best) return [];
   const placedApps = new Set(a.placedJobs.map((j) => j.app));
   // a retried job runs under app `<app>.r<n>`
   const placed: Pinned[] = [...a.fed.agents].flatMap(([id, agent]) => agent.hosted()
     .filter((h) => placedApps.has(h.app.replace(/\.r\d+$/, '')))
     .map((h) => ({ origin: h.origin, need: h.resources, at: id })));
-  return inst.jobs.filter((j) => !placedApps.has(j.app)).map((job) => {
+  const kinds = inst.jobs.filter((j) => !placedApps.has(j.app)).map((job) => {
     const k = movesNeeded(inst, placed, job);
     return k === undefined ? 'other jobs' : k === 0 ? 'fits as is' : `fits after ${String(k)} move${k === 1 ? '' : 's'}`;
   });
+  if (values.print) {
+    const jobs = inst.jobs.map((j) => `${j.app}@${j.origin}[${j.components.map((c) => `${String(c.resources.cpu)}/${String(c.resources.memory)}`).join(' ')}]${placedApps.has(j.app) ? '' : '(lost)'}`).join(' ');
+    const clusters = inst.clusters.map((c) => `${c.id}:${String(c.free.cpu)}/${String(c.free.memory)}@${String(c.scalePercent)}%`).join(' ');
+    console.log(`  ${mode} seed ${String(seed)}: placed ${String(a.placedJobs.length)} of best ${String(best)}; ${clusters}; ${jobs}; ${kinds.join(', ')}`);
+  }
+  return kinds;
 }
 
 /** Jobs placed with an oracle reclaim of at most `limit` moves, against the optimum, over every row. */
@@ -88,7 +99,7 @@ function ceiling(mode: 'open' | 'sealed', limit: number): number {
   return got / best;
 }
 
-const { values } = parseArgs({ options: { instances: { type: 'string', default: '200' } } });
+const { values } = parseArgs({ options: { instances: { type: 'string', default: '200' }, reclaim: { type: 'string' }, print: { type: 'boolean', default: false }, ceiling: { type: 'string', default: 'on' } } });
 const line = (counts: ReadonlyMap<string, number>): string => [...counts].sort().map(([k, n]) => `${k} ${String(n)}`).join(', ');
 for (const mode of ['open', 'sealed'] as const) {
   const total = new Map<string, number>();
@@ -104,5 +115,5 @@ for (const mode of ['open', 'sealed'] as const) {
     console.log(`${mode}, ${String(s.clusters)} clusters, ${String(s.jobs)} jobs, ${s.mix}, ${s.arrival}: ${String(lost)} jobs lost in instances below the optimum; ${line(counts)}`);
   }
   console.log(`${mode}, all: ${line(total)}`);
-  for (const limit of [0, 1, 2]) console.log(`${mode}, all, each lost job then placed by an oracle with at most ${String(limit)} move${limit === 1 ? '' : 's'}: ×${ceiling(mode, limit).toFixed(3)} of the optimum`);
+  for (const limit of values.ceiling === 'off' ? [] : [0, 1, 2]) console.log(`${mode}, all, each lost job then placed by an oracle with at most ${String(limit)} move${limit === 1 ? '' : 's'}: ×${ceiling(mode, limit).toFixed(3)} of the optimum`);
 }

@@ -6,13 +6,14 @@
 // (controller/offload/origin-reconciler.ts: one re-auction at a time per origin), so the figures
 // are given at the first try and after the retries.
 // Jobs still failed after the retries are then submitted once more with reclaim (DroneCore.reclaim,
-// the same core the controller runs): at most `--reclaim` (default 1) placed, not launched
-// components move to make room; `--reclaim off` leaves reclaim out (the figures before it).
-// Usage: npm run bench:drone-quality [-- --instances 200] [--retries serial|together] [--reclaim off|0|1]
+// the same core the controller runs): at most `--reclaim` (default DEFAULT_RECLAIM_MOVES, 3) placed,
+// not launched components move to make room; `--reclaim off` leaves reclaim out (the figures before it).
+// Usage: npm run bench:drone-quality [-- --instances 200] [--retries serial|together] [--reclaim off|0|1|2|3]
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import type { Timers } from '../controller/drone/agent-core.ts';
 import type { Job } from '../controller/drone/model.ts';
+import { DEFAULT_RECLAIM_MOVES } from '../controller/drone/core/state.ts';
 import { SimFederation, prng, type ClusterSpec } from '../test/drone/support/network.ts';
 import { optimum } from './drone-optimum.ts';
 
@@ -159,7 +160,7 @@ function addUp(held: Total | undefined, q: Quality): Total {
 
 // `npm run bench:drone-quality`: the quality alone, with the agents' default timers
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const { values } = parseArgs({ options: { instances: { type: 'string', default: '200' }, retries: { type: 'string', default: 'serial' }, reclaim: { type: 'string', default: '1' } } });
+  const { values } = parseArgs({ options: { instances: { type: 'string', default: '200' }, retries: { type: 'string', default: 'serial' }, reclaim: { type: 'string', default: String(DEFAULT_RECLAIM_MOVES) } } });
   const retries: Retries = values.retries === 'together' ? 'together' : 'serial';
   const reclaim = values.reclaim === 'off' ? undefined : Number(values.reclaim);
   // Totals per federation size and over all rows, for each mode.

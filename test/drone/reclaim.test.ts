@@ -7,9 +7,10 @@ import fc from 'fast-check';
 import { decideReclaim, type ReclaimDecision, type ReclaimOffer } from '../../controller/drone/core/reclaim-decide.ts';
 import { offerOf } from '../../controller/drone/core/reclaim-offers.ts';
 import { DEFAULT_TIMERS } from '../../controller/drone/agent-core.ts';
-import { newCore } from '../../controller/drone/core/state.ts';
+import { DEFAULT_RECLAIM_MOVES, newCore } from '../../controller/drone/core/state.ts';
 import { add, fits, subtract, type Job, type Resources } from '../../controller/drone/model.ts';
 import { SimFederation, type ClusterSpec, type Faults } from './support/network.ts';
+import { placedOnce } from './support/placed-once.ts';
 
 const SETTLE_MS = 10_000;
 const units = (n: number): Resources => ({ cpu: n * 250, memory: n * 256 });
@@ -40,36 +41,40 @@ const federationArb = fc.integer({ min: 2, max: 5 }).chain((n) => {
   return fc.tuple(fc.tuple(...ids.map((id) => clusterArb(id, ids))), fc.constantFrom(...ids), fc.array(need, { minLength: 1, maxLength: 2 }));
 });
 
-/** The hard limits after the decision: every cluster within what it has free, and foreign work within its slice. */
+/**
+ * The hard limits along the decision: each move admitted by its target while the components still
+ * to leave it are there (make before break), then the job; every cluster within what it has free,
+ * and foreign work within its slice, at every step.
+ */
 function respectsLimits(offers: readonly ReclaimOffer[], origin: string, needs: readonly Resources[], d: ReclaimDecision): boolean {
   const left = new Map(offers.map((o) => [o.cluster, { room: o.room, free: o.free }]));
+  const zero = { cpu: 0, memory: 0 };
+  const within = (): boolean => [...left.values()].every((l) => fits(zero, l.free) && fits(zero, l.room));
   const take = (at: string, from: string, r: Resources, sign: 1 | -1): void => {
     const l = left.get(at);
     if (l === undefined) return;
     l.free = sign === 1 ? subtract(l.free, r) : add(l.free, r);
     if (from !== at) l.room = sign === 1 ? subtract(l.room, r) : add(l.room, r);
   };
-  if (d.move !== undefined) {
-    take(d.move.from, d.move.origin, d.move.resources, -1);
-    take(d.move.to, d.move.origin, d.move.resources, 1);
+  for (const m of d.moves) {
+    take(m.to, m.origin, m.resources, 1);
+    if (!within()) return false;
+    take(m.from, m.origin, m.resources, -1);
   }
   needs.forEach((r, i) => { take(d.placement[`p${String(i)}`] ?? '', origin, r, 1); });
-  const zero = { cpu: 0, memory: 0 };
-  return [...left.values()].every((l) => fits(zero, l.free) && fits(zero, l.room));
+  return within();
 }
 
-test('decision: never moves a launched (pinned) component, moves at most one, and respects every hard limit', (t) => {
+test('decision: never moves a launched (pinned) component, moves at most `limit` distinct ones, and each step respects every hard limit', (t) => {
   fc.assert(fc.property(federationArb, ([clusters, origin, needs]) => {
     const offers = clusters.map((c) => c.offer);
     const pinned = new Set(clusters.flatMap((c) => c.pinned));
-    for (const limit of [0, 1]) {
+    for (const limit of [0, 1, 2, 3]) {
       const d = decideReclaim(job('j', origin, needs), offers, limit);
       if (d === undefined) continue;
-      if (limit === 0 && d.move !== undefined) return false;
-      if (d.move !== undefined) {
-        if (pinned.has(`${d.move.origin}/${d.move.app}/${d.move.component}`)) return false;
-        if (d.move.to === d.move.from) return false;
-      }
+      if (d.moves.length > limit) return false;
+      if (new Set(d.moves.map((m) => `${m.origin}/${m.app}/${m.component}`)).size !== d.moves.length) return false;
+      if (d.moves.some((m) => pinned.has(`${m.origin}/${m.app}/${m.component}`) || m.to === m.from)) return false;
       if (!respectsLimits(offers, origin, needs, d)) return false;
     }
     return true;
@@ -77,22 +82,49 @@ test('decision: never moves a launched (pinned) component, moves at most one, an
   t.pass();
 });
 
+test('decision: never more moves than needed: a job that can be placed with fewer moves gets that decision whatever the limit', (t) => {
+  let multi = 0;
+  fc.assert(fc.property(federationArb, ([clusters, origin, needs]) => {
+    const offers = clusters.map((c) => c.offer);
+    const j = job('j', origin, needs);
+    const byLimit = [0, 1, 2, 3].map((limit) => decideReclaim(j, offers, limit));
+    if ((byLimit[2]?.moves.length ?? 0) >= 2) multi += 1;
+    // once a limit finds a decision, every higher limit returns the same one
+    return byLimit.every((d, i) => i === 0 || byLimit[i - 1] === undefined || JSON.stringify(d) === JSON.stringify(byLimit[i - 1]));
+  }), { numRuns: 300 });
+  // the federations drawn do need two moves now and then
+  t.true(multi > 0, `${String(multi)} of 300 decisions moved two components`);
+});
+
 test('decision: the same on every cluster for the same offers, in any order', (t) => {
   fc.assert(fc.property(federationArb, fc.integer(), ([clusters, origin, needs], seed) => {
     const offers = clusters.map((c) => c.offer);
     const shuffled = fc.sample(fc.shuffledSubarray(offers, { minLength: offers.length, maxLength: offers.length }), { seed, numRuns: 1 })[0] ?? offers;
     const reordered = shuffled.map((o) => ({ ...o, movable: [...o.movable].reverse() }));
-    return JSON.stringify(decideReclaim(job('j', origin, needs), offers, 1)) === JSON.stringify(decideReclaim(job('j', origin, needs), reordered, 1));
+    return [1, 2, 3].every((limit) => JSON.stringify(decideReclaim(job('j', origin, needs), offers, limit)) === JSON.stringify(decideReclaim(job('j', origin, needs), reordered, limit)));
   }), { numRuns: 300 });
   t.pass();
 });
 
 test('decision: a job that fits as is moves nothing; one that fits nowhere even after a move moves nothing', (t) => {
   const offer = (cluster: string, free: number, movable: ReclaimOffer['movable'] = []): ReclaimOffer => ({ cluster, room: units(free), free: units(free), movable });
-  t.deepEqual(decideReclaim(job('j', 'o', [units(2)]), [offer('o', 0), offer('a', 2)], 1), { placement: { p0: 'a' } });
+  t.deepEqual(decideReclaim(job('j', 'o', [units(2)]), [offer('o', 0), offer('a', 2)], 1), { placement: { p0: 'a' }, moves: [] });
   t.is(decideReclaim(job('j', 'o', [units(9)]), [offer('o', 0), offer('a', 4, [{ origin: 'x', app: 'k', component: 'p0', resources: units(4) }])], 1), undefined);
   const moved = decideReclaim(job('j', 'o', [units(4)]), [offer('o', 0), offer('a', 2, [{ origin: 'x', app: 'k', component: 'p0', resources: units(2) }]), offer('b', 2)], 1);
-  t.deepEqual(moved, { placement: { p0: 'a' }, move: { origin: 'x', app: 'k', component: 'p0', resources: units(2), from: 'a', to: 'b' } });
+  t.deepEqual(moved, { placement: { p0: 'a' }, moves: [{ origin: 'x', app: 'k', component: 'p0', resources: units(2), from: 'a', to: 'b' }] });
+});
+
+test('decision: a chain of two moves, made in the order in which each fits (the second target is freed by the first move)', (t) => {
+  const x = { origin: 'p', app: 'x', component: 'p0', resources: units(2) };
+  const y = { origin: 'q', app: 'y', component: 'p0', resources: units(1) };
+  const offers: ReclaimOffer[] = [
+    { cluster: 'o', room: units(0), free: units(0), movable: [] },
+    { cluster: 'a', room: units(2), free: units(2), movable: [x] },
+    { cluster: 'b', room: units(1), free: units(1), movable: [y] },
+    { cluster: 'c', room: units(1), free: units(1), movable: [] },
+  ];
+  t.is(decideReclaim(job('j', 'o', [units(4)]), offers, 1), undefined);
+  t.deepEqual(decideReclaim(job('j', 'o', [units(4)]), offers, 2), { placement: { p0: 'a' }, moves: [{ ...y, from: 'b', to: 'c' }, { ...x, from: 'a', to: 'b' }] });
 });
 
 // o has no room; a holds p's small component, b runs its own large one, c has just room for the small one.
@@ -117,19 +149,6 @@ function fullFederation(mode: 'open' | 'sealed', faults?: Faults, seed = 1): Sim
   return fed;
 }
 
-/** Each placed component of `apps` hosted by exactly the cluster its origin's placement names (`during`: at least there). */
-function placedOnce(fed: SimFederation, apps: ReadonlyArray<readonly [string, string]>, during = false): string | undefined {
-  for (const [origin, app] of apps) {
-    const placement = fed.agent(origin).placement(app) ?? {};
-    for (const [component, at] of Object.entries(placement)) {
-      const holders = [...fed.agents].filter(([, a]) => a.hosted().some((h) => h.origin === origin && h.app === app && h.component === component)).map(([id]) => id);
-      if (!holders.includes(at)) return `${origin}/${app}/${component} placed on ${at}, held by ${holders.join(', ') || 'nobody'}`;
-      if (!during && holders.length !== 1) return `${origin}/${app}/${component} held by ${holders.join(' and ')}`;
-    }
-  }
-  return undefined;
-}
-
 for (const mode of ['open', 'sealed'] as const) {
   test(`${mode}: a job arriving to a full federation fails, then reclaim moves one component and places it`, (t) => {
     const fed = fullFederation(mode);
@@ -152,7 +171,7 @@ for (const mode of ['open', 'sealed'] as const) {
     fed.agent('b').launched({ origin: 'b', app: 'large-b', component: 'p0', movable: false }, fed.now);
     fed.reclaim(job('large-r', 'o', [units(4)]));
     fed.run(fed.now + SETTLE_MS);
-    t.regex((fed.outcomes().get('o/large-r')?.[0] as { reason?: string } | undefined)?.reason ?? '', /no placement with at most 1 move/);
+    t.regex((fed.outcomes().get('o/large-r')?.[0] as { reason?: string } | undefined)?.reason ?? '', /no placement with at most 3 moves/);
     t.deepEqual(fed.agent('p').placement('small'), { p0: 'a' });
     t.is(fed.events.filter((e) => e.event.type === 'moved').length, 0);
   });
@@ -203,7 +222,7 @@ test('under drops, duplicates and reordering, no component is ever lost during a
     const ends = fed.outcomes().get('o/large-r') ?? [];
     const moves = fed.events.filter((e) => e.event.type === 'moved').length;
     // (the faults also hit the set-up, so the job may fit without a move, or the small one may have failed)
-    const ok = during.length === 0 && placedOnce(fed, apps) === undefined && ends.length === 1 && moves <= 1;
+    const ok = during.length === 0 && placedOnce(fed, apps) === undefined && ends.length === 1 && moves <= DEFAULT_RECLAIM_MOVES;
     if (!ok) t.log(JSON.stringify({ f, seed, mode, during: during.slice(0, 3), end: placedOnce(fed, apps), ends, moves }));
     movedRuns += moves;
     return ok;

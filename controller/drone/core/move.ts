@@ -128,10 +128,12 @@ export function onMoveHostReply(step: Step, msg: HostReplyMessage): boolean {
 /** DEL_ACK from the old host of a move being released; true when it was for one. */
 export function onMoveAcknowledged(step: Step, msg: AcknowledgeMessage): boolean {
   if (msg.typeAck !== 'DEL_ACK') return false;
-  const move = [...step.state.moves.values()].find((m) => m.from === msg.sender && m.app === msg.app && m.component === msg.component);
-  if (move === undefined) return false;
-  // A repeated DEL_ACK of a move already done tells nothing (and the component still runs elsewhere).
-  if (move.phase === 'releasing') released(step, move);
+  const moves = [...step.state.moves.values()].filter((m) => m.from === msg.sender && m.app === msg.app && m.component === msg.component);
+  if (moves.length === 0) return false;
+  // A repeated DEL_ACK of a move already done tells nothing (and the component still runs elsewhere);
+  // an earlier move of the same component from the same host may still be remembered beside this one.
+  const releasing = moves.find((m) => m.phase === 'releasing');
+  if (releasing !== undefined) released(step, releasing);
   return true;
 }
 

@@ -1,16 +1,18 @@
 // The reclaim, at the origin of a job that could not be placed whole, as named steps: call the
 // live providers for offers, decide (reclaim-decide.ts, the same decision from the same offers in
-// any order), have the moved component's origin move it (move.ts), then commit the job to the
-// hosts decided, as the auction's commit does (an OffloadRequest each, a refusal fails it). If no
-// move helps, nothing moves and the job fails with the reason.
+// any order), have each moved component's origin move it (move.ts), one move after the other in
+// the decision's order, then commit the job to the hosts decided, as the auction's commit does (an
+// OffloadRequest each, a refusal fails it). If no move helps, nothing moves and the job fails
+// with the reason.
 import { DEFAULT_RECLAIM_MOVES, appKey, newApp, type CoreState, type Step } from './state.ts';
 import { toEach } from './addressing.ts';
-import { decideReclaim, type ReclaimDecision } from './reclaim-decide.ts';
+import { decideReclaim, type Move, type ReclaimDecision } from './reclaim-decide.ts';
 import { offerOf } from './reclaim-offers.ts';
 import { moveKey, onMoveRequest } from './move.ts';
 import { assign, finishIfDone } from './origin-commit.ts';
 import type { Job } from '../model.ts';
-import type { MoveReplyMessage, ReclaimOfferMessage } from '../messages/index.ts';
+import type { Envelope } from '../../../shared/bus/envelope.ts';
+import type { MoveReplyMessage, MoveRequestMessage, ReclaimOfferMessage } from '../messages/index.ts';
 import type { ReclaimState } from './reclaim-state.ts';
 
 export const RECLAIM_STEPS = ['call for offers', 'decide', 'move', 'commit the job'] as const;
@@ -48,7 +50,7 @@ export function onReclaimOffer(step: Step, msg: ReclaimOfferMessage): void {
 }
 
 function decide(step: Step, reclaim: ReclaimState): void {
-  const { state, now, out } = step;
+  const { state } = step;
   const limit = state.config.reclaimMoves ?? DEFAULT_RECLAIM_MOVES;
   // Own placements are moved by this cluster itself; foreign ones only by their origins.
   const decision = decideReclaim(reclaim.job, [...reclaim.offers.values()], limit);
@@ -57,34 +59,48 @@ function decide(step: Step, reclaim: ReclaimState): void {
     return;
   }
   reclaim.decision = decision;
-  const move = decision.move;
-  if (move === undefined) {
-    commit(step, reclaim.job, decision);
-    return;
-  }
+  if (decision.moves.length === 0) commit(step, reclaim.job, decision);
+  else startMove(step, reclaim, 0);
+}
+
+function moveRequest(reclaim: ReclaimState, move: Move): Omit<MoveRequestMessage, keyof Envelope> & { readonly kind: 'move-request' } {
+  return { kind: 'move-request', to: move.origin, moveId: reclaim.moveId ?? '', app: move.app, component: move.component, from: move.from, target: move.to };
+}
+
+/** The decision's move `index`, once the ones before it are done: its own id, asked of the moved component's origin. */
+function startMove(step: Step, reclaim: ReclaimState, index: number): void {
+  const { state, now, out } = step;
+  const move = reclaim.decision?.moves[index];
+  if (move === undefined) return;
   reclaim.phase = 'moving';
-  reclaim.moveId = `${reclaim.job.app}.${String(now)}`;
+  reclaim.moveIndex = index;
+  reclaim.moveId = `${reclaim.job.app}.${String(reclaim.startedAt)}.${String(index)}`;
   reclaim.movingSince = now;
   reclaim.lastSent = now;
-  const request = { kind: 'move-request' as const, to: move.origin, moveId: reclaim.moveId, app: move.app, component: move.component, from: move.from, target: move.to };
+  const request = moveRequest(reclaim, move);
   if (move.origin === state.config.cluster) {
     onMoveRequest(step, { ...request, sender: state.config.cluster });
     ownMoveDone(step, reclaim);
   } else out.messages.push({ to: move.origin, body: request });
 }
 
-/** The moved component's origin answered (or this cluster did, for its own component). */
+const currentMove = (reclaim: ReclaimState): Move | undefined => (reclaim.moveIndex === undefined ? undefined : reclaim.decision?.moves[reclaim.moveIndex]);
+
+/** The moved component's origin answered (or this cluster did, for its own component): the next move, or the commit. */
 export function onMoveReply(step: Step, msg: Pick<MoveReplyMessage, 'sender' | 'moveId' | 'outcome' | 'reason'>): void {
-  const reclaim = [...step.state.reclaims.values()].find((r) => r.phase === 'moving' && r.moveId === msg.moveId && r.decision?.move?.origin === msg.sender);
-  if (reclaim?.decision === undefined) return;
-  if (msg.outcome === 'moved') commit(step, reclaim.job, reclaim.decision);
-  else failed(step, reclaim.job, `the move was refused: ${msg.reason ?? 'no reason given'}`);
+  const reclaim = [...step.state.reclaims.values()].find((r) => r.phase === 'moving' && r.moveId === msg.moveId && currentMove(r)?.origin === msg.sender);
+  if (reclaim?.decision === undefined || reclaim.moveIndex === undefined) return;
+  if (msg.outcome !== 'moved') {
+    const done = reclaim.moveIndex === 0 ? '' : ` (${String(reclaim.moveIndex)} move${reclaim.moveIndex === 1 ? '' : 's'} before it done, and they stay)`;
+    failed(step, reclaim.job, `the move was refused: ${msg.reason ?? 'no reason given'}${done}`);
+  } else if (reclaim.moveIndex + 1 < reclaim.decision.moves.length) startMove(step, reclaim, reclaim.moveIndex + 1);
+  else commit(step, reclaim.job, reclaim.decision);
 }
 
 /** This cluster moved its own component: the outcome is in its moves, not in a message. */
 function ownMoveDone(step: Step, reclaim: ReclaimState): void {
   const self = step.state.config.cluster;
-  if (reclaim.moveId === undefined || reclaim.decision?.move?.origin !== self) return;
+  if (reclaim.moveId === undefined || currentMove(reclaim)?.origin !== self) return;
   const move = step.state.moves.get(moveKey(self, reclaim.moveId));
   if (move?.phase === 'moved' || move?.phase === 'refused') onMoveReply(step, { sender: self, moveId: reclaim.moveId, outcome: move.phase, ...(move.reason === undefined ? {} : { reason: move.reason }) });
 }
@@ -112,14 +128,16 @@ export function reclaimTick(step: Step): void {
       if (now >= reclaim.startedAt + state.config.weakAgreementMs) decide(step, reclaim);
       continue;
     }
-    const move = reclaim.decision?.move;
+    const move = currentMove(reclaim);
     if (move === undefined || reclaim.moveId === undefined) continue;
+    const index = reclaim.moveIndex;
     ownMoveDone(step, reclaim);
-    if (!state.reclaims.has(reclaim.job.app)) continue;
+    // Done (committed or failed), or on to the next move: that one was just sent.
+    if (!state.reclaims.has(reclaim.job.app) || reclaim.moveIndex !== index) continue;
     if (now >= (reclaim.movingSince ?? now) + 2 * state.config.replyTimeoutMs) failed(step, reclaim.job, `${move.origin} did not answer the move request within ${String(2 * state.config.replyTimeoutMs)} ms`);
     else if (now >= reclaim.lastSent + state.config.retryMs && move.origin !== state.config.cluster) {
       reclaim.lastSent = now;
-      out.messages.push({ to: move.origin, body: { kind: 'move-request', to: move.origin, moveId: reclaim.moveId, app: move.app, component: move.component, from: move.from, target: move.to } });
+      out.messages.push({ to: move.origin, body: moveRequest(reclaim, move) });
     }
   }
 }

@@ -1,5 +1,5 @@
 // What the reclaim protocol keeps (the DRONE design's reclaim: at most `reclaimMoves` placed,
-// not yet launched components move so that an arriving job fits): the origin's placed apps, the
+// not yet launched components move, one after the other, so that an arriving job fits): the origin's placed apps, the
 // moves this cluster carries out as the moved component's origin, and the reclaims it runs as the
 // origin of a job that did not fit.
 import type { Job, Component } from '../model.ts';
@@ -30,7 +30,7 @@ export interface MoveState {
   doneAt?: number;
 }
 
-/** A reclaim at the origin of the job that did not fit: offers, then at most one move, then the direct commit. */
+/** A reclaim at the origin of the job that did not fit: offers, then the decided moves one at a time, then the direct commit. */
 export interface ReclaimState {
   readonly job: Job;
   readonly called: ReadonlySet<string>;
@@ -38,6 +38,8 @@ export interface ReclaimState {
   readonly startedAt: number;
   phase: 'offers' | 'moving';
   decision?: ReclaimDecision;
+  /** The move under way: its index in `decision.moves`, its id (one per move, so a reply is never taken for another) and since when. */
+  moveIndex?: number;
   moveId?: string;
   movingSince?: number;
   lastSent: number;

@@ -48,7 +48,7 @@ export interface DroneConfig {
   readonly reclaimMoves?: number;
 }
 
-export const DEFAULT_RECLAIM_MOVES = 1;
+export const DEFAULT_RECLAIM_MOVES = 3;
 
 export type Timers = Pick<DroneConfig, 'agreementMs' | 'weakAgreementMs' | 'gossipMs' | 'advertIntervalMs' | 'advertTtlMs' | 'advertGapMs' | 'replyTimeoutMs' | 'retryMs' | 'batchMs'>;
 
