@@ -5,8 +5,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import type { KubeClient } from '../../shared/kube/client.ts';
 import { kubeStatusOf, toKubeError } from '../../shared/kube/errors.ts';
 import { API_VERSION } from '../../shared/crds/resources.ts';
-import { FIELD_MANAGER } from '../kube-writer.ts';
-import { isoTime } from '../../shared/time.ts';
+import { eventBody, FIELD_MANAGER } from '../kube-writer.ts';
 
 const KINDS: Readonly<Record<string, { apiVersion: string; plural: string; namespaced: boolean }>> = {
   Namespace: { apiVersion: 'v1', plural: 'namespaces', namespaced: false },
@@ -109,16 +108,8 @@ export class OffloadApi {
 
   /** A Kubernetes Event on `object` (kubectl describe shows it). */
   async event(object: KubernetesObject, type: 'Normal' | 'Warning', reason: string, message: string): Promise<void> {
-    const { name = '', namespace = '', uid } = object.metadata ?? {};
-    const now = isoTime(Date.now());
     try {
-      await this.client.request('POST', `/api/v1/namespaces/${encodeURIComponent(namespace)}/events`, {
-        body: {
-          metadata: { generateName: `${name}.` },
-          involvedObject: { apiVersion: object.apiVersion, kind: object.kind, name, namespace, uid },
-          type, reason, message, source: { component: FIELD_MANAGER }, firstTimestamp: now, lastTimestamp: now, count: 1, reportingComponent: FIELD_MANAGER,
-        },
-      });
+      await this.client.request('POST', `/api/v1/namespaces/${encodeURIComponent(object.metadata?.namespace ?? '')}/events`, { body: eventBody(object, type, reason, message) });
     } catch (err) {
       throw toKubeError(err, `record event ${reason} on ${describe(object)}`);
     }

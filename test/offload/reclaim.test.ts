@@ -12,7 +12,7 @@ import { GROUP, VERSION } from '../../shared/crds/resources.ts';
 import type { HostRequest } from '../../controller/offload/objects.ts';
 import type { OffloadRequest } from '../../controller/offload/origin-reconciler.ts';
 import type { DroneFederatedDeployment } from '../../controller/offload/workload.ts';
-import { APPS, createApp, listCustom, readApp, startFederation, type Member } from './support.ts';
+import { APPS, createApp, listCustom, readApp, startFederation, startMember, type Member } from './support.ts';
 
 /** One component asking for `cpu`; `movable` is the deployment's spec.movable. */
 function app(name: string, component: string, cpu: string, movable?: boolean): Record<string, unknown> {
@@ -164,4 +164,38 @@ test.serial('with spec.movable a launched component moves: it runs on its new ho
   }, { timeoutMs: 60_000 });
   t.is(reclaims(a, 'beta'), 1);
   t.is((await movedEvents(a)).length, 1);
+});
+
+test.serial('the origin\'s controller stopped mid-move (the old host told to let go, the status not yet written) converges: each component held once, where its status says', async (t) => {
+  const [a, b, c] = await federation(t);
+  await taint(b, true);
+  await createApp(a.kube, app('alpha', 'held', '600m'));
+  await until(a.kube, 'alpha', 'placed on b', (d) => placedOn(d, 'held') === 'b');
+  const agent = a.controller.controller.offloader?.federation.agent;
+  // the agent publishes a move's release before it emits `moved`; the reconcile that writes it is still queued
+  const moved = new Promise<void>((resolve) => { agent?.on('decision', (e) => { if (e.type === 'moved') resolve(); }); });
+  await createApp(a.kube, app('beta', 'big', '3800m'));
+  await moved;
+  await a.controller.controller.stop();
+  const cut = await readApp(a.kube, 'beta');
+  t.not(cut?.status?.phase, 'RUNNING', 'stopped before beta was committed');
+
+  a.controller = await startMember(t, a);
+  await until(a.kube, 'alpha', 'placed on c', (d) => placedOn(d, 'held') === 'c');
+  await until(a.kube, 'beta', 'placed on b', (d) => placedOn(d, 'big') === 'b');
+  await taint(b, false);
+  const alpha = await until(a.kube, 'alpha', 'running', (d) => d.status?.phase === 'RUNNING' && placedOn(d, 'held') === 'c');
+  const beta = await until(a.kube, 'beta', 'running', (d) => d.status?.phase === 'RUNNING' && placedOn(d, 'big') === 'b');
+  // strays (a reservation nobody's status names) end with their lease
+  const held = (m: Member, component: string): Promise<HostRequest[] | undefined> => waitFor(`${m.id} to hold only ${component}`, async () => {
+    const requests = await hostRequests(m);
+    const deployments = await hostedDeployments(m);
+    return requests.length === 1 && requests[0]?.spec.component === component && deployments.length === 1 ? requests : undefined;
+  }, { timeoutMs: 60_000 });
+  const [onB] = await held(b, 'big') ?? [];
+  const [onC] = await held(c, 'held') ?? [];
+  t.is(onB?.spec.app, beta.status?.components?.[0]?.app, 'b holds big for the auction the origin recorded');
+  t.is(onC?.spec.app, alpha.status?.components?.[0]?.app, 'c holds held for the auction the origin recorded');
+  t.is(b.controller.controller.offloader?.federation.agent.hosted().length, 1);
+  t.is(c.controller.controller.offloader?.federation.agent.hosted().length, 1);
 });
