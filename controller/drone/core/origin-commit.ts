@@ -77,7 +77,7 @@ export function resumeWaiting(step: Step, app: AppState): void {
     if (next !== undefined) assign(step, app, component, next);
     else if (!expired && widen(step, app, app.components.filter((c) => c.name === component))) commit.waiting.set(component, now);
     else {
-      fail(step, app, `every cluster called refused ${component} or did not bid for it`, true);
+      fail(step, app, `every cluster called refused ${component} or did not bid for it`);
       return;
     }
   }
