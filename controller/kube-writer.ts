@@ -12,6 +12,18 @@ import { isoTime } from '../shared/time.ts';
 
 export const FIELD_MANAGER = 'edgeshifu-controller';
 
+/** A core/v1 Event on `object` from this controller, as `kubectl describe` shows it. */
+export function eventBody(object: KubernetesObject, type: 'Normal' | 'Warning', reason: string, message: string): Record<string, unknown> {
+  const { name = '', namespace = '', uid } = object.metadata ?? {};
+  const now = isoTime(Date.now());
+  return {
+    metadata: { generateName: `${name}.` },
+    involvedObject: { apiVersion: object.apiVersion, kind: object.kind, name, namespace, uid },
+    type, reason, message, source: { component: FIELD_MANAGER },
+    firstTimestamp: now, lastTimestamp: now, count: 1, reportingComponent: FIELD_MANAGER,
+  };
+}
+
 export type BundleKind = 'Deployment' | 'Service' | 'ServiceAccount' | 'Role' | 'RoleBinding';
 
 export interface KubeWriter {
@@ -107,18 +119,10 @@ export class ApiWriter implements KubeWriter {
   }
 
   async event(device: EdgeDevice, type: 'Normal' | 'Warning', reason: string, message: string): Promise<void> {
-    const { name = '', namespace = '', uid } = device.metadata;
-    const now = isoTime(Date.now());
+    const { name = '', namespace = '' } = device.metadata;
     this.count('event', 'Event');
     try {
-      await this.client.request('POST', `/api/v1/namespaces/${encodeURIComponent(namespace)}/events`, {
-        body: {
-          metadata: { generateName: `${name}.` },
-          involvedObject: { apiVersion: device.apiVersion, kind: 'EdgeDevice', name, namespace, uid },
-          type, reason, message, source: { component: FIELD_MANAGER },
-          firstTimestamp: now, lastTimestamp: now, count: 1, reportingComponent: FIELD_MANAGER,
-        },
-      });
+      await this.client.request('POST', `/api/v1/namespaces/${encodeURIComponent(namespace)}/events`, { body: eventBody({ ...device, kind: 'EdgeDevice' }, type, reason, message) });
     } catch (err) {
       throw toKubeError(err, `record event on EdgeDevice ${namespace}/${name}`);
     }

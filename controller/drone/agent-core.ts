@@ -136,6 +136,14 @@ export class DroneCore {
     return this.state.slices.providers(now);
   }
 
+  /** What each cluster with a live slice advert offers now, by cluster id (full ones too). */
+  adverts(now: number): Array<{ readonly cluster: string; readonly offered: Resources }> {
+    return this.state.slices.members(now).flatMap((cluster) => {
+      const slice = this.state.slices.get(cluster, now);
+      return slice === undefined ? [] : [{ cluster, offered: slice.offered }];
+    });
+  }
+
   private run(now: number, step: (out: Output) => void): Output {
     const out = emptyOutput();
     step(out);

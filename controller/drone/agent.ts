@@ -183,6 +183,11 @@ export class DroneAgent extends EventEmitter<DroneAgentEvents> {
     return this.core.providers(this.clock());
   }
 
+  /** What each neighbour's live slice advert offers now (a reclaim is tried once per change of these). */
+  adverts(): ReturnType<DroneCore['adverts']> {
+    return this.core.adverts(this.clock());
+  }
+
   stop(): void {
     this.stopped = true;
     if (this.timer !== undefined) clearTimeout(this.timer);

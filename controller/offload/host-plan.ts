@@ -86,6 +86,7 @@ export interface LeasedSpec {
   readonly dependencies: Readonly<Record<string, string>>;
   readonly dependencyPorts: Readonly<Record<string, readonly ReachablePort[]>>;
   readonly leaseSeconds: number;
+  readonly movable: boolean;
 }
 
 /**
@@ -95,8 +96,8 @@ export interface LeasedSpec {
  * renewal round into one spec write and one conflict-prone reconcile per hosted component.
  */
 export function leasedSpec(msg: LeaseMessage, spec: HostRequest['spec']): LeasedSpec | undefined {
-  const wanted: LeasedSpec = { workload: msg.workload, revision: msg.revision, launch: msg.launch, dependencies: msg.dependencies, dependencyPorts: msg.dependencyPorts ?? {}, leaseSeconds: msg.leaseSeconds };
-  const held: LeasedSpec = { workload: spec.workload, revision: spec.revision, launch: spec.launch, dependencies: spec.dependencies ?? {}, dependencyPorts: spec.dependencyPorts ?? {}, leaseSeconds: spec.leaseSeconds };
+  const wanted: LeasedSpec = { workload: msg.workload, revision: msg.revision, launch: msg.launch, dependencies: msg.dependencies, dependencyPorts: msg.dependencyPorts ?? {}, leaseSeconds: msg.leaseSeconds, movable: msg.movable === true };
+  const held: LeasedSpec = { workload: spec.workload, revision: spec.revision, launch: spec.launch, dependencies: spec.dependencies ?? {}, dependencyPorts: spec.dependencyPorts ?? {}, leaseSeconds: spec.leaseSeconds, movable: spec.movable === true };
   return sameJson(wanted, held) ? undefined : wanted;
 }
 

@@ -258,15 +258,16 @@ export class HostSide {
     this.send(request.spec.origin, request.spec.app, request.spec.component, { phase: 'GONE', reason: `${this.deps.cluster} no longer hosts it` });
   }
 
+  /** Status written and told; once launched, reclaim no longer offers it unless its deployment lets it move (the lease's movable). */
   private async report(request: HostRequest, status: HostRequestStatus & { phase: NonNullable<HostRequestStatus['phase']> }): Promise<void> {
     const previous = request.status ?? {};
     const changed = previous.phase !== status.phase || previous.endpoint !== status.endpoint || previous.message !== status.message
       || !sameJson(previous.ports, status.ports)
       || (status.revision !== undefined && previous.revision !== status.revision);
-    // only this controller writes a HostRequest's status, field by field: no resourceVersion guard
-    // (a renewal landing in between is no conflict); ports no longer reported are dropped
+    // only this controller writes its status, field by field: no resourceVersion guard (a renewal in between is no conflict); unreported ports go
     if (changed) await this.deps.api.patchStatus('HostRequest', { metadata: { name: request.metadata.name, namespace: request.metadata.namespace } }, { ports: null, ...status });
     this.tell(request, status);
+    if (status.phase === 'LAUNCHED') this.deps.agent.launched({ origin: request.spec.origin, app: request.spec.app, component: request.spec.component, movable: request.spec.movable === true });
   }
 
   /** The origin hears of every change; ADD_ACK when first launched, MOD_ACK when a new revision is. */

@@ -5,7 +5,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import type { KubeClient } from '../../shared/kube/client.ts';
 import { kubeStatusOf, toKubeError } from '../../shared/kube/errors.ts';
 import { API_VERSION } from '../../shared/crds/resources.ts';
-import { FIELD_MANAGER } from '../kube-writer.ts';
+import { eventBody, FIELD_MANAGER } from '../kube-writer.ts';
 
 const KINDS: Readonly<Record<string, { apiVersion: string; plural: string; namespaced: boolean }>> = {
   Namespace: { apiVersion: 'v1', plural: 'namespaces', namespaced: false },
@@ -103,6 +103,15 @@ export class OffloadApi {
       });
     } catch (err) {
       throw toKubeError(err, `patch ${kind} ${object.metadata?.namespace ?? ''}/${object.metadata?.name ?? ''}`);
+    }
+  }
+
+  /** A Kubernetes Event on `object` (kubectl describe shows it). */
+  async event(object: KubernetesObject, type: 'Normal' | 'Warning', reason: string, message: string): Promise<void> {
+    try {
+      await this.client.request('POST', `/api/v1/namespaces/${encodeURIComponent(object.metadata?.namespace ?? '')}/events`, { body: eventBody(object, type, reason, message) });
+    } catch (err) {
+      throw toKubeError(err, `record event ${reason} on ${describe(object)}`);
     }
   }
 

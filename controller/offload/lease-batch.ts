@@ -21,6 +21,7 @@ export interface LeaseTerms {
   readonly dependencies?: Readonly<Record<string, string>>;
   readonly dependencyPorts?: Readonly<Record<string, readonly ReachablePort[]>>;
   readonly leaseSeconds: number;
+  readonly movable?: boolean;
 }
 
 /** JSON with sorted keys and no undefined members: the API server returns stored objects in its own key order. */
@@ -35,7 +36,7 @@ function canonical(value: unknown): string {
 
 /** The digest of a lease's terms: the origin's of what it sent in full, the host's of its HostRequest's spec. */
 export function leaseDigest(terms: LeaseTerms): string {
-  const text = canonical({ revision: terms.revision ?? '', launch: terms.launch === true, dependencies: terms.dependencies ?? {}, dependencyPorts: terms.dependencyPorts ?? {}, leaseSeconds: terms.leaseSeconds });
+  const text = canonical({ revision: terms.revision ?? '', launch: terms.launch === true, dependencies: terms.dependencies ?? {}, dependencyPorts: terms.dependencyPorts ?? {}, leaseSeconds: terms.leaseSeconds, ...(terms.movable === true ? { movable: true } : {}) });
   return createHash('sha256').update(text).digest('base64url').slice(0, 22);
 }
 

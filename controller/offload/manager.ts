@@ -185,8 +185,8 @@ export class Offloader {
       void this.retrying(`${event.type} ${event.app}/${typeof event.component === 'string' ? event.component : event.component.name}`, () => this.host.onDecision(event));
       return;
     }
-    if (event.type === 'placed' || event.type === 'failed' || event.type === 'acknowledged') {
-      const key = event.type === 'acknowledged' ? this.origin.onAck(event) : this.origin.onDecision(event);
+    if (event.type === 'placed' || event.type === 'failed' || event.type === 'acknowledged' || event.type === 'moved') {
+      const key = event.type === 'acknowledged' ? this.origin.onAck(event) : event.type === 'moved' ? this.origin.reclaims.moved(event) : this.origin.onDecision(event);
       if (key !== undefined) this.originRunner.queue.add(key);
     }
   }

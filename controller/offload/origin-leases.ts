@@ -30,7 +30,7 @@ export class OriginLeases {
   send(key: string, dfd: DroneFederatedDeployment, status: Status): void {
     for (const lease of leasesFor(dfd, status, this.deps.cluster, this.deps.leaseSeconds)) {
       const id = `${key}/${lease.component}`;
-      const said = JSON.stringify([lease.to, lease.app, lease.revision, lease.launch, lease.dependencies, lease.dependencyPorts]);
+      const said = JSON.stringify([lease.to, lease.app, lease.revision, lease.launch, lease.dependencies, lease.dependencyPorts, lease.movable]);
       if (this.sent.get(id) === said) continue;
       this.sent.set(id, said);
       this.deps.agent.send(lease);

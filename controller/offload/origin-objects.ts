@@ -34,6 +34,7 @@ export class OriginObjects {
       const spec = dfd.spec.components.find((s) => s.name === c.name);
       if (c.cluster === undefined || c.app === undefined || spec === undefined) continue;
       const workload = workloadOf(dfd.spec, spec);
+      await this.dropFormer(dfd, c.name, c.cluster === this.deps.cluster);
       seen.set(c.name, c.cluster === this.deps.cluster ? await this.local(dfd, status, c.name, workload) : await this.remote(dfd, c.name, { cluster: c.cluster, app: c.app }, workload));
     }
     return seen;
@@ -70,6 +71,24 @@ export class OriginObjects {
     // before the host's first report it says what assign() said: a message that came and went was one more status write
     const message = s.phase === undefined ? `assigned to ${at.cluster}` : s.message;
     return { phase: s.phase ?? 'ASSIGNED', ...(reach === undefined ? {} : { endpoint: s.endpoint, ports: reach.ports }), ...(message === undefined || message === '' ? {} : { message }) };
+  }
+
+  /**
+   * A component that moved (reclaim) between here and a neighbour: what it ran as where it was
+   * goes. Moved here: its OffloadRequest and EndpointSlice; moved away: its Deployment and its
+   * Service with a selector (the one without, for the neighbour, is made once the host reports).
+   */
+  private async dropFormer(dfd: DroneFederatedDeployment, component: string, here: boolean): Promise<void> {
+    const namespace = dfd.metadata.namespace ?? '';
+    if (here) {
+      const request = offloadRequestName(dfd, component);
+      if (this.deps.requests.get(`${namespace}/${request}`) !== undefined) await this.deps.api.remove('OffloadRequest', namespace, request);
+      if (this.deps.slices.get(`${namespace}/${component}-remote`) !== undefined) await this.deps.api.remove('EndpointSlice', namespace, `${component}-remote`);
+      return;
+    }
+    const deployment = localDeploymentName(dfd, component);
+    if (this.deps.workloads.get(`${namespace}/${deployment}`) !== undefined) await this.deps.api.remove('Deployment', namespace, deployment);
+    if (this.deps.services.get(`${namespace}/${component}`)?.spec?.selector !== undefined) await this.deps.api.remove('Service', namespace, component);
   }
 
   /** The OffloadRequest of a component newly placed on a neighbour: ASSIGNED (on the host's ACK). */

@@ -8,6 +8,7 @@ import { LABEL_MANAGED_BY, MANAGED_BY } from '../bundle/names.ts';
 import { LABEL_DEPLOYMENT } from './objects.ts';
 import { appId, revisionOf, workloadOf, type DroneFederatedDeployment } from './workload.ts';
 import { sameJson } from '../status.ts';
+import { noRoomCondition } from './reclaim-plan.ts';
 
 export type Status = DroneFederatedDeploymentStatus;
 export type Decision = Extract<DroneEvent, { type: 'placed' | 'failed' }>;
@@ -26,14 +27,14 @@ function componentsOf(status: Status): ComponentStatus[] {
 }
 
 /** A new auction for every component without a cluster (all of them the first time). */
-export function startAuction(dfd: DroneFederatedDeployment, status: Status): Status {
+export function startAuction(dfd: DroneFederatedDeployment, status: Status, reason = 'looking for a cluster with room'): Status {
   const attempt = (status.attempt ?? 0) + 1;
   const known = new Map(componentsOf(status).map((c) => [c.name, c]));
   const components = dfd.spec.components.map((c): ComponentStatus => {
     const held = known.get(c.name);
     return held?.cluster !== undefined && held.phase !== 'FAILED' ? held : { name: c.name, phase: 'SCHEDULING' };
   });
-  return { ...status, observedGeneration: dfd.metadata.generation, phase: 'SCHEDULING', app: appId(dfd, attempt), attempt, components, reason: 'looking for a cluster with room' };
+  return { ...status, observedGeneration: dfd.metadata.generation, phase: 'SCHEDULING', app: appId(dfd, attempt), attempt, components, reason };
 }
 
 /** The components the current auction is for. */
@@ -149,7 +150,8 @@ export function leasesFor(dfd: DroneFederatedDeployment, status: Status, self: s
     const spec = dfd.spec.components.find((s) => s.name === c.name);
     if (c.cluster === undefined || c.cluster === self || c.app === undefined || spec === undefined) return [];
     const workload = workloadOf(dfd.spec, spec);
-    return [{ kind: 'lease' as const, to: c.cluster, app: c.app, component: c.name, revision: revisionOf(workload), workload, ...readiness(dfd, status, c.name), leaseSeconds }];
+    // movable only when true: an older host refuses a field it does not know
+    return [{ kind: 'lease' as const, to: c.cluster, app: c.app, component: c.name, revision: revisionOf(workload), workload, ...readiness(dfd, status, c.name), leaseSeconds, ...(dfd.spec.movable === true ? { movable: true } : {}) }];
   });
 }
 
@@ -194,7 +196,7 @@ export function readyCondition(status: Status, refusals: readonly Refusal[]): { 
   if (status.phase === 'FAILED' && refusals.length > 0) {
     return { type: 'Ready', status: 'False', reason: 'RefusedByHost', message: refusals.map((r) => `${r.host} refused ${r.component}: ${r.reason}`).join('\n') };
   }
-  if (status.phase === 'FAILED') return { type: 'Ready', status: 'False', reason: 'Failed', message };
+  if (status.phase === 'FAILED') return noRoomCondition(status) ?? { type: 'Ready', status: 'False', reason: 'Failed', message };
   return { type: 'Ready', status: 'False', reason: status.phase === 'PENDING' ? 'Starting' : 'Scheduling', message };
 }
 

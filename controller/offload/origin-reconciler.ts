@@ -17,11 +17,11 @@ import { OriginObjects } from './origin-objects.ts';
 import { RetryTurns } from './retry-turns.ts';
 import type { ReconcileResult } from '../runner.ts';
 import type { OffloadApi } from './kube.ts';
-import { applyDecision, capped, deploymentOfApp, readyCondition, type Refusal, observe, returnLost, startAuction, statusChanged, unplaced, type Decision, type Status } from './origin-plan.ts';
+import { applyDecision, deploymentOfApp, type Refusal, observe, returnLost, startAuction, unplaced, type Decision, type Status } from './origin-plan.ts';
 import { jobOf, validateDeployment, type DroneFederatedDeployment } from './workload.ts';
-import { isoTime } from '../../shared/time.ts';
-import { setCondition } from '../status.ts';
 import { OriginLeases } from './origin-leases.ts';
+import { OriginReclaim } from './origin-reclaim.ts';
+import { OriginStatus } from './origin-status.ts';
 
 export type OffloadRequest = CustomObject<OffloadRequestSpec, OffloadRequestStatus>;
 export const FINALIZER = 'drone.edgeshifu.io/release';
@@ -65,16 +65,20 @@ export class OriginSide {
   readonly leases: OriginLeases;
   /** What each component runs as: its Deployment and Service here, or its OffloadRequest and a Service for it. */
   private readonly objects: OriginObjects;
-  /** Each deployment's last status write, until the cache shows it (latest()). */
-  private readonly written = new Map<string, { over: string | undefined; object: DroneFederatedDeployment }>();
+  /** Status writes, and each deployment's last one until the cache shows it (origin-status.ts). */
+  private readonly statuses: OriginStatus;
   /** Failed deployments are re-auctioned one at a time (retry-turns.ts). */
   private readonly turns: RetryTurns;
+  /** Reclaim after a failure for want of room, launched components, and moves (origin-reclaim.ts). */
+  readonly reclaims: OriginReclaim;
 
   constructor(deps: OriginSideDeps) {
     this.deps = deps;
     this.turns = new RetryTurns(Math.max(30_000, 2 * deps.retrySeconds * 1000));
     this.hosts = new OriginHosts(deps);
     this.leases = new OriginLeases(deps);
+    this.reclaims = new OriginReclaim(deps);
+    this.statuses = new OriginStatus(deps);
     this.objects = new OriginObjects(deps, (component) => { this.hosts.heardFrom(component); });
   }
 
@@ -135,7 +139,7 @@ export class OriginSide {
   }
 
   reconcile = async (key: string, log: Logger): Promise<ReconcileResult> => {
-    const dfd = this.latest(key);
+    const dfd = this.statuses.latest(key);
     if (dfd === undefined) {
       this.forget(key);
       return {};
@@ -168,6 +172,7 @@ export class OriginSide {
       status = applyDecision(status, decision, this.deps.cluster);
       if (decision.type === 'failed' && !this.failedAt.has(key)) this.failedAt.set(key, Date.now());
     }
+    status = this.reclaims.apply(key, status);
     if (status.phase === undefined) return this.auction(dfd, status, log);
     if (status.phase === 'FAILED') return this.retryLater(key, dfd, status, log);
     status = returnLost(status, this.hosts.lost(key, status));
@@ -182,12 +187,18 @@ export class OriginSide {
     const seen = await this.objects.run(dfd, status);
     status = { ...observe(status, seen), observedGeneration: dfd.metadata.generation };
     await this.write(dfd, status);
+    await this.reclaims.written(key, dfd, status);
+    this.reclaims.launched(key, dfd, status);
     this.leases.send(key, dfd, status);
     return {}; // no periodic reconcile: host reports, the caches and renewRound wake it
   }
 
   /** A failed deployment is put to auction again after a while, or at once when its spec changed. */
-  private async retryLater(key: string, dfd: DroneFederatedDeployment, status: Status, log: Logger): Promise<ReconcileResult> {
+  private async retryLater(key: string, dfd: DroneFederatedDeployment, failed: Status, log: Logger): Promise<ReconcileResult> {
+    // no room: reclaim once per change of the adverts; else the status keeps what the last reclaim found
+    const after = this.reclaims.afterFailure(key, failed.app === undefined ? undefined : this.decisions.get(failed.app));
+    if (after.reclaim) return this.auction(dfd, failed, log, true);
+    const status = after.reason === undefined || (failed.reason ?? '').includes(after.reason) ? failed : { ...failed, reason: `${failed.reason ?? ''}; ${after.reason}` };
     const waited = Date.now() - (this.failedAt.get(key) ?? 0);
     // a refusal learned since: try again at once without the refusing host
     const learned = this.refusedSince.delete(key);
@@ -201,21 +212,24 @@ export class OriginSide {
     return { requeueAfterMs: due ? this.turns.turnMs : this.deps.retrySeconds * 1000 - waited };
   }
 
-  /** Writes SCHEDULING with a new app id first, then submits: a crash in between re-auctions under a newer id. */
-  private async auction(dfd: DroneFederatedDeployment, status: Status, log: Logger): Promise<ReconcileResult> {
+  /** Writes SCHEDULING with a new app id first, then submits (or reclaims): a crash in between re-auctions under a newer id. */
+  private async auction(dfd: DroneFederatedDeployment, status: Status, log: Logger, reclaim = false): Promise<ReconcileResult> {
     // a fresh agent (start, fail-over) knows no provider yet: an auction now would fail for nothing
     if (this.deps.settled?.() === false) return { requeueAfterMs: 250 };
     // an auction from before a restart that placed nothing yet: hosts that accepted parts of it let go
     const old = status.app;
     if (old !== undefined && !this.submittedFor.has(old) && !(status.components ?? []).some((c) => c.app === old)) this.withdraw(old);
-    const next = startAuction(dfd, status);
+    const next = startAuction(dfd, status, reclaim ? 'no cluster has room as things are: reclaim looks for a component to move' : undefined);
     await this.write(dfd, next);
     const app = next.app ?? '';
     const excluded = this.hosts.excludedFrom(objectKey(dfd));
     this.submittedFor.set(app, new Set(unplaced(next)));
-    this.turns.started(objectKey(dfd), app);
-    log.info({ app, components: unplaced(next), excluded }, 'put to auction');
-    this.deps.agent.submit(jobOf(dfd, { origin: this.deps.cluster, app, components: unplaced(next), excluded }));
+    const job = jobOf(dfd, { origin: this.deps.cluster, app, components: unplaced(next), excluded });
+    log.info({ app, components: unplaced(next), excluded }, reclaim ? 'reclaiming' : 'put to auction');
+    if (reclaim) this.reclaims.started(objectKey(dfd), app);
+    else this.turns.started(objectKey(dfd), app);
+    if (reclaim) this.deps.agent.reclaim(job);
+    else this.deps.agent.submit(job);
     return {};
   }
 
@@ -270,30 +284,11 @@ export class OriginSide {
     this.refusedSince.delete(key);
     this.refusals.delete(key);
     this.leases.forget(key);
-    this.written.delete(key);
-  }
-
-  /** As last written here while the cache still shows what that write replaced: else a reconcile compared with the old status and wrote over a stale resourceVersion (409). */
-  private latest(key: string): DroneFederatedDeployment | undefined {
-    const cached = this.deps.deployments.get(key);
-    const written = this.written.get(key);
-    if (written !== undefined && cached !== undefined && cached.metadata.resourceVersion === written.over) return written.object;
-    this.written.delete(key);
-    return cached;
+    this.reclaims.forget(key);
+    this.statuses.forget(key);
   }
 
   private async write(dfd: DroneFederatedDeployment, wanted: Status): Promise<void> {
-    const refusals = [...this.refusals.get(objectKey(dfd))?.values() ?? []]
-      .filter((r) => r.generation === dfd.metadata.generation && wanted.components?.some((c) => c.name === r.component && c.phase === 'FAILED') !== false);
-    const ready = readyCondition(wanted, refusals);
-    const status = {
-      ...wanted, ...(wanted.reason === undefined ? {} : { reason: capped(wanted.reason) }),
-      components: wanted.components?.map((c) => (c.message === undefined ? c : { ...c, message: capped(c.message) })),
-      conditions: setCondition(wanted.conditions ?? [], ready, dfd.metadata.generation ?? 0, isoTime(Date.now())),
-    };
-    if (wanted.components === undefined) delete status.components;
-    if (!statusChanged(dfd.status, status)) return;
-    const object = await this.deps.api.patchStatus('DroneFederatedDeployment', dfd, status);
-    this.written.set(objectKey(dfd), { over: dfd.metadata.resourceVersion, object });
+    await this.statuses.write(dfd, wanted, [...this.refusals.get(objectKey(dfd))?.values() ?? []]);
   }
 }

@@ -138,6 +138,7 @@ export const HostRequestSpec = Type.Object({
   dependencies: Type.Optional(StringMap({ description: 'component -> host:port of what it depends on.' })),
   dependencyPorts: Type.Optional(Type.Unsafe<Record<string, ReachablePort[]>>({ type: 'object', additionalProperties: ReachablePorts('Its ports at the dependency\'s address.'), description: 'component -> every port of what it depends on: a Service of that name is made here.' })),
   leaseSeconds: Type.Integer({ minimum: 1, maximum: 86400 }),
+  movable: Type.Optional(Type.Boolean({ description: 'The origin\'s deployment lets reclaim move it once LAUNCHED (spec.movable); otherwise it stays here once launched.' })),
 });
 export type HostRequestSpec = Static<typeof HostRequestSpec>;
 

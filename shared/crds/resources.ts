@@ -140,7 +140,7 @@ export const HOST_REQUEST: ResourceDefinition = {
     { name: 'Component', type: 'string', jsonPath: '.spec.component' },
     { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
     { name: 'Endpoint', type: 'string', jsonPath: '.status.endpoint' },
-    { name: 'Renewed', type: 'date', jsonPath: '.status.lastRenewTime' },
+    { name: 'Movable', type: 'boolean', jsonPath: '.spec.movable' },
     AGE,
   ],
 };

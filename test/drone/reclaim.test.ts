@@ -230,3 +230,16 @@ test('under drops, duplicates and reordering, no component is ever lost during a
   // the faults are not so heavy that moves never happen
   t.true(movedRuns > 40, `${String(movedRuns)} of 120 runs moved a component`);
 });
+
+test('a job with offload is reclaimed onto a neighbour only, never its origin, as the auction would', (t) => {
+  const clusters: ClusterSpec[] = [{ id: 'a', free: units(2), scalePercent: 100 }, { id: 'b', free: units(2), scalePercent: 100 }];
+  const fed = new SimFederation(clusters, { seed: 1, mode: 'open' });
+  fed.start();
+  fed.run(fed.now + SETTLE_MS);
+  fed.reclaim({ ...job('away', 'a', [units(1)]), offload: true });
+  fed.reclaim(job('home', 'a', [units(1)]));
+  fed.run(fed.now + SETTLE_MS);
+  t.is(fed.outcomes().get('a/away')?.[0]?.type, 'placed');
+  t.deepEqual(fed.agent('a').placement('away'), { p0: 'b' });
+  t.deepEqual(fed.agent('a').placement('home'), { p0: 'a' }, 'without offload the origin is a host like any (clusters by id)');
+});

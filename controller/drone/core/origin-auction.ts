@@ -118,7 +118,7 @@ function decide(step: Step, app: AppState, weak: boolean): void {
     // Blacklist the worst partly placed app first: its release may let this one complete.
     app.deferred = partly && !weak && !app.sealed && !worstPartlyPlaced(state, app);
     if (app.deferred) return;
-    fail(step, app, `no cluster could host ${missing.join(', ')}${weak ? ' before the weak-agreement deadline' : ''}`);
+    fail(step, app, `no cluster could host ${missing.join(', ')}${weak ? ' before the weak-agreement deadline' : ''}`, true);
     return;
   }
   app.commit = { pending: new Map(), accepted: new Map(), refused: new Map(), waiting: new Map(), attempts: 0 };

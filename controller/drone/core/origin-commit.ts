@@ -124,8 +124,8 @@ export function finishIfDone(step: Step, app: AppState): void {
   rebid(state, now);
 }
 
-/** Ends the app failed: solution with the reason, and DEL so hosts that accepted parts give them back. */
-export function fail(step: Step, app: AppState, reason: string): void {
+/** Ends the app failed: solution with the reason, and DEL so hosts that accepted parts give them back; `room` when no cluster had room. */
+export function fail(step: Step, app: AppState, reason: string, room = false): void {
   const { state, now, out } = step;
   if (app.closed) return;
   const self = state.config.cluster;
@@ -137,7 +137,7 @@ export function fail(step: Step, app: AppState, reason: string): void {
   }
   state.ledger.releaseApp(self, app.app);
   state.placements.delete(app.app);
-  out.events.push({ type: 'failed', app: app.app, origin: self, reason });
+  out.events.push({ type: 'failed', app: app.app, origin: self, reason, ...(room ? { room: true as const } : {}) });
   app.lastSolution = body;
   app.lastSolutionAt = now;
   closeApp(state, app, true, now);

@@ -52,8 +52,10 @@ export function onReclaimOffer(step: Step, msg: ReclaimOfferMessage): void {
 function decide(step: Step, reclaim: ReclaimState): void {
   const { state } = step;
   const limit = state.config.reclaimMoves ?? DEFAULT_RECLAIM_MOVES;
-  // Own placements are moved by this cluster itself; foreign ones only by their origins.
-  const decision = decideReclaim(reclaim.job, [...reclaim.offers.values()], limit);
+  // Own placements are moved by this cluster itself; foreign ones only by their origins. A job
+  // with `offload` runs only on a neighbour, as in the auction: the origin's own offer is left out.
+  const offers = [...reclaim.offers.values()].filter((o) => reclaim.job.offload !== true || o.cluster !== state.config.cluster);
+  const decision = decideReclaim(reclaim.job, offers, limit);
   if (decision === undefined) {
     failed(step, reclaim.job, `no placement with at most ${String(limit)} move${limit === 1 ? '' : 's'} of placed, not launched components`);
     return;

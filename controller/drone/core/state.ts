@@ -65,7 +65,8 @@ export const DEFAULT_TIMERS: Timers = {
 
 export type DroneEvent =
   | { readonly type: 'placed'; readonly app: string; readonly origin: string; readonly placement: Readonly<Record<string, string>> }
-  | { readonly type: 'failed'; readonly app: string; readonly origin: string; readonly reason: string }
+  /** `room`: no cluster had room for a component (the auction's own failure, which a reclaim may mend). */
+  | { readonly type: 'failed'; readonly app: string; readonly origin: string; readonly reason: string; readonly room?: true }
   | { readonly type: 'host'; readonly app: string; readonly origin: string; readonly component: Component }
   | { readonly type: 'release'; readonly app: string; readonly origin: string; readonly component: string; readonly reason: string }
   | { readonly type: 'moved'; readonly app: string; readonly origin: string; readonly component: string; readonly from: string; readonly to: string; readonly reason: string }

@@ -32,5 +32,7 @@ export const LeaseMessage = message('lease', {
   // absent from an older origin: the host then makes no Service for its dependencies
   dependencyPorts: Type.Optional(Type.Record(Type.String({ maxLength: 63 }), ReachablePorts, { description: 'component -> every port of each boot dependency, at its endpoint\'s host: the host makes a Service of that name.' })),
   leaseSeconds: Type.Integer({ minimum: 1, maximum: 86_400 }),
+  // sent only when true: an older host refuses a field it does not know
+  movable: Type.Optional(Type.Boolean({ description: 'The deployment lets reclaim move this component once launched (spec.movable).' })),
 });
 export type LeaseMessage = Static<typeof LeaseMessage>;
