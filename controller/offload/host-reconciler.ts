@@ -114,7 +114,7 @@ export class HostSide {
     const request = await this.requestFor(msg);
     if (request === undefined) return undefined;
     const wanted = leasedSpec(msg, request.spec);
-    const key = objectKey(wanted === undefined ? request : await this.deps.api.patch('HostRequest', request, { spec: wanted }));
+    const key = objectKey(wanted === undefined ? request : await this.deps.api.patchLatest('HostRequest', request, { spec: wanted }));
     this.renewals.renew(msg.sender, [key], Date.now());
     const told = this.told.get(key);
     // a plain renewal: answered with the last status, not reconciled (README, "Scale")
@@ -227,7 +227,9 @@ export class HostSide {
     const refused = await this.connectDependencies(request);
     if (refused !== undefined) return { deployment, service, created: false, refused };
     const objects = hostObjects(request, workload, this.deps.cluster, { ...names, annotations: { [APPLIED]: applied } });
-    return { deployment: await this.deps.api.apply(objects.deployment), service: await this.deps.api.apply(objects.service), created: deployment === undefined };
+    // side by side: neither needs the other, and one after the other they were two round trips on every start
+    const [made, exposed] = await Promise.all([this.deps.api.apply(objects.deployment), this.deps.api.apply(objects.service)]);
+    return { deployment: made, service: exposed, created: deployment === undefined };
   }
 
   /** A Service (and EndpointSlice) per dependency, named as it; why not, when the name is someone else's. */
@@ -240,8 +242,7 @@ export class HostSide {
       const existing = this.deps.services.get(`${namespace}/${name}`) ?? await this.deps.api.get<V1Service>('Service', namespace, name);
       const clash = dependencyClash(request, name, existing?.metadata);
       if (clash !== undefined) return clash;
-      await this.deps.api.apply(objects.service);
-      if (objects.slice !== undefined) await this.deps.api.apply(objects.slice);
+      await Promise.all([this.deps.api.apply(objects.service), ...(objects.slice === undefined ? [] : [this.deps.api.apply(objects.slice)])]);
     }
     return undefined;
   }

@@ -107,7 +107,7 @@ export class LaunchGrants {
     if (grant === undefined || request === undefined || request.spec.launch === true || this.started.get(key) === grant.revision) return undefined;
     const terms = grantedTerms(grant, request.spec.revision, (k) => this.launched.get(k));
     if (terms === undefined) return undefined;
-    await this.deps.api.patch('HostRequest', request, { spec: terms });
+    await this.deps.api.patchLatest('HostRequest', request, { spec: terms });
     this.started.set(key, grant.revision);
     return key;
   }
