@@ -1,9 +1,12 @@
 // Where an offloaded app's time goes, and what each app costs, for bench/offload.ts. Steps are
 // what either cluster's caches see (the controllers' own informers), per app:
 //   a: SCHEDULING (auction written) → PENDING (agreement written)
-//   b: HostRequest made (ACK and admission) → launch (the origin's lease, patched) →
-//      Deployment applied → Deployment available (pod Running) → HostRequest LAUNCHED (status written)
-//   a: OffloadRequest LAUNCHED (host-status received, written) → RUNNING (origin status written)
+//   b: HostRequest made (ACK and admission), then per component, db before api (api waits for
+//      db LAUNCHED): launch (the lease that says go, patched) → Deployment applied → Deployment
+//      available (pod Running) → HostRequest LAUNCHED (status written) →
+//   a: OffloadRequest LAUNCHED (host-status received, written); then RUNNING (origin status written)
+// Steps are kept per component (`db`, `api`: the component's name before its `-<app>` suffix), so
+// a step of one is never measured from a step of the other.
 // A window of apps also counts each controller's reconciles, API writes and bus messages, and the
 // event loop's delay: a cost that grows with the number of apps shows there.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -73,32 +76,42 @@ export function traceSteps(a: Member, b: Member): Steps {
   };
   const oa = offloaderOf(a);
   // a hosted Deployment is named after its HostRequest (a hash), not after the app
-  const appOf = new Map<string, string>();
+  const appOf = new Map<string, { app: string; role: string }>();
   const ob = offloaderOf(b);
   for (const event of ['add', 'update'] as const) {
     oa.deployments.on(event, (d) => { if (d.status?.phase !== undefined) mark(d.metadata.name, `a ${d.status.phase}`); });
-    // two components per app: a step counts once both reached it (the last one sets it below)
-    oa.offloadRequests.on(event, (r) => { if (r.status?.phase === 'LAUNCHED') mark(r.metadata.name, `a oreq LAUNCHED ${r.spec.component}`); });
+    oa.offloadRequests.on(event, (r) => { if (r.status?.phase === 'LAUNCHED') mark(r.metadata.name, `a oreq LAUNCHED ${roleOf(r.spec.component)}`); });
     ob.hostRequests.on(event, (r) => {
-      appOf.set(r.metadata.name ?? '', r.spec.app);
+      const role = roleOf(r.spec.component);
+      appOf.set(r.metadata.name ?? '', { app: r.spec.app, role });
+      // made: once both are (the later sets it)
       mark(r.spec.app, `b hreq made ${r.spec.component}`);
-      if (r.spec.launch === true) mark(r.spec.app, `b launch ${r.spec.component}`);
-      if (r.status?.phase === 'LAUNCHED') mark(r.spec.app, `b hreq LAUNCHED ${r.spec.component}`);
+      if (r.spec.launch === true) mark(r.spec.app, `b launch ${role}`);
+      if (r.status?.phase === 'LAUNCHED') mark(r.spec.app, `b hreq LAUNCHED ${role}`);
     });
     const workloads = (ob as unknown as { workloads: Informer<V1Deployment> }).workloads;
     workloads.on(event, (d) => {
       const owner = appOf.get(d.metadata?.ownerReferences?.find((o) => o.kind === 'HostRequest')?.name ?? '');
-      mark(owner, 'b deployment applied');
-      if ((d.status?.availableReplicas ?? 0) >= 1) mark(owner, 'b deployment available');
+      if (owner === undefined) return;
+      mark(owner.app, `b deployment applied ${owner.role}`);
+      if ((d.status?.availableReplicas ?? 0) >= 1) mark(owner.app, `b deployment available ${owner.role}`);
     });
   }
   return steps;
 }
 
-/** The order steps are printed in; a component-specific step is shown as its later component. */
-export const STEP_ORDER = ['a SCHEDULING', 'a PENDING', 'b hreq made', 'b launch', 'b deployment applied', 'b deployment available', 'b hreq LAUNCHED', 'a oreq LAUNCHED', 'a RUNNING'];
+/** `db` of `db-12`: the bench's components by what they are, whatever app they belong to. */
+function roleOf(component: string): string {
+  return component.replace(/-\d+$/, '');
+}
 
-/** One app's steps, ms after its creation; a step of two components is the later of the two. */
+/** A component's steps on the way, db's then api's (api starts once db is LAUNCHED). */
+const COMPONENT_STEPS = ['b launch', 'b deployment applied', 'b deployment available', 'b hreq LAUNCHED', 'a oreq LAUNCHED'];
+
+/** The order steps are printed in: the app's critical path. */
+export const STEP_ORDER = ['a SCHEDULING', 'a PENDING', 'b hreq made', ...['db', 'api'].flatMap((role) => COMPONENT_STEPS.map((s) => `${s} ${role}`)), 'a RUNNING'];
+
+/** One app's steps, ms after its creation; `b hreq made` is the later of its two components'. */
 export function appSteps(seen: Map<string, number> | undefined, start: number): Map<string, number> {
   const out = new Map<string, number>();
   for (const [step, at] of seen ?? new Map<string, number>()) {

@@ -57,6 +57,7 @@ try {
   const agreement: number[] = [];
   const kubernetes: number[] = [];
   const total: number[] = [];
+  const slowest: Array<{ name: string; total: number; path: string }> = [];
   for (let i = 0; i < REQUESTS; i += 1) {
     const name = `app-${i}`;
     const start = performance.now();
@@ -74,12 +75,15 @@ try {
     total.push(running - start);
     // one line per request: a slow one shows where it stalled, and a run cut short keeps its figures
     const phases = [...(times ?? new Map<string, number>())].map(([phase, at]) => `${phase} +${(at - start).toFixed(0)}`).join(', ');
-    console.error(`${name}: ${phases} ms`);
     let previous = 0;
+    const path: string[] = [];
     for (const [step, at] of [...appSteps(steps.get(name), start)].sort(([x], [y]) => STEP_ORDER.indexOf(x) - STEP_ORDER.indexOf(y))) {
       windowSteps.set(step, [...(windowSteps.get(step) ?? []), at - previous]);
+      path.push(`${step} ${(at - previous).toFixed(0)}`);
       previous = at;
     }
+    console.error(`${name}: ${phases} ms; steps ${path.join(', ')}`);
+    slowest.push({ name, total: running - start, path: path.join(', ') });
     if ((i + 1) % WINDOW === 0 || i + 1 === REQUESTS) {
       const first = i + 1 - (windowSteps.get('a RUNNING')?.length ?? 0);
       const mean = (xs: readonly number[]): number => xs.reduce((x, y) => x + y, 0) / xs.length;
@@ -94,6 +98,8 @@ try {
   console.log(row('created → RUNNING (end to end)', total));
   console.log(row('baseline: plain Deployment on b', kubernetesOnly));
   console.log(requestsByResource([a, b], REQUESTS));
+  // the p99's apps: where each one's time went, step by step (ms since the step before)
+  for (const app of slowest.sort((x, y) => y.total - x.total).slice(0, Math.max(1, Math.ceil(REQUESTS / 100)))) console.log(`slowest ${app.name} ${app.total.toFixed(0)} ms: ${app.path}`);
   const share = percentile(agreement, 50) / percentile(total, 50);
   console.log(`agreement share of p50: ${(share * 100).toFixed(0)}%; end-to-end p50 / baseline p50: ×${(percentile(total, 50) / percentile(kubernetesOnly, 50)).toFixed(2)}`);
 } finally {

@@ -36,8 +36,8 @@ export interface DroneAgentOptions {
 }
 
 /** Messages the auction core does not handle: the Kubernetes side of offloading does. */
-export type OffloadMessage = Extract<DroneMessage, { kind: 'lease' | 'host-status' | 'lease-renewal' | 'lease-renewed' }>;
-const OFFLOAD_KINDS: ReadonlySet<string> = new Set<OffloadMessage['kind']>(['lease', 'host-status', 'lease-renewal', 'lease-renewed']);
+export type OffloadMessage = Extract<DroneMessage, { kind: 'lease' | 'host-status' | 'lease-renewal' | 'lease-renewed' | 'launch-grant' }>;
+const OFFLOAD_KINDS: ReadonlySet<string> = new Set<OffloadMessage['kind']>(['lease', 'host-status', 'lease-renewal', 'lease-renewed', 'launch-grant']);
 const isOffloadMessage = (message: DroneMessage): message is OffloadMessage => OFFLOAD_KINDS.has(message.kind);
 type DirectedBody = Extract<DroneBody, { to: string }>;
 

@@ -73,6 +73,20 @@ export function workloadRefusal(workload: Workload, args: { cluster: string; ori
 }
 
 /** The agent's admission check: the workload parses, and may run here for that neighbour. */
+/** A HostRequest's workload, when it parses and may run here (checked on every reconcile: a MOD or a stricter Federation); else why not, every field named. */
+export function admitted(request: { spec: { origin: string; component: string; workload?: unknown } }, args: { cluster: string; policyOf: (origin: string) => HostingPolicy | undefined; clusterImages: readonly string[] }): { workload: Workload; policy: HostingPolicy | undefined } | { refused: string } {
+  const { spec } = request;
+  let workload: Workload;
+  try {
+    workload = workloadValidator.parse(spec.workload, `the workload the origin ${spec.origin} sent`);
+  } catch (err) {
+    return { refused: errorMessage(err) };
+  }
+  const policy = args.policyOf(spec.origin);
+  const refusal = workloadRefusal(workload, { cluster: args.cluster, origin: spec.origin, component: spec.component, policy, clusterImages: args.clusterImages });
+  return refusal === undefined ? { workload, policy } : { refused: refusal };
+}
+
 export function admissionPolicy(cluster: string, clusterImages: readonly string[], policyOf: (origin: string) => HostingPolicy | undefined): (origin: string, component: Component) => string | undefined {
   return (origin, component) => {
     if (component.workload === undefined) return `${cluster} runs only components that carry their workload`;

@@ -10,7 +10,7 @@ import { API_VERSION } from '../../shared/crds/resources.ts';
 import type { HostRequestStatus } from '../../shared/crds/drone.ts';
 import type { DroneAgent } from '../drone/agent.ts';
 import type { DroneEvent } from '../drone/agent-core.ts';
-import type { LeaseMessage, LeaseRenewalMessage } from '../drone/messages/index.ts';
+import type { LaunchGrantMessage, LeaseMessage, LeaseRenewalMessage } from '../drone/messages/index.ts';
 import type { ReconcileResult } from '../runner.ts';
 import { LABEL_MANAGED_BY, MANAGED_BY } from '../bundle/names.ts';
 import { HOSTED_FOR_LABEL } from '../drone/slicing/kube-input.ts';
@@ -18,12 +18,13 @@ import { reservedFor } from '../drone/host-ledger.ts';
 import type { OffloadApi } from './kube.ts';
 import { dependencyClash, dependencyObjects, hostObjects, type HostRequest } from './objects.ts';
 import { hostVerdict, leaseEnd, leasedSpec, publicAddress, type HostStatusBody } from './host-plan.ts';
-import { hostedNames, revisionOf, workloadValidator, type Workload } from './workload.ts';
-import { workloadRefusal, type HostingPolicy } from './admission.ts';
+import { hostedNames, revisionOf, type Workload } from './workload.ts';
+import { admitted, type HostingPolicy } from './admission.ts';
 import { HostedGuard, reservationAnnotations, reservedOf } from './hosted-guard.ts';
 import type { PodSecurityLevel } from './pod-security.ts';
 import { sameJson } from '../status.ts';
 import { HostRenewals } from './host-renewals.ts';
+import { LaunchGrants } from './launch-grants.ts';
 
 export interface HostSideDeps {
   readonly api: OffloadApi;
@@ -52,11 +53,13 @@ export class HostSide {
   /** Renewals heard, and stored once per origin (host-renewals.ts). */
   private readonly renewals: HostRenewals;
   private readonly guard: HostedGuard;
+  private readonly grants: LaunchGrants;
 
   constructor(deps: HostSideDeps) {
     this.deps = deps;
     this.guard = new HostedGuard({ api: deps.api, requests: deps.requests, policyOf: deps.policyOf, reservedOf });
     this.renewals = new HostRenewals(deps);
+    this.grants = new LaunchGrants(deps);
   }
 
   /** The ledger after a restart: every HostRequest still here is a slice still held, renewed when its origin last was. */
@@ -100,12 +103,18 @@ export class HostSide {
     });
   }
 
-  /** A lease from the origin: renew, take what it says to run, and answer where the component stands. */
-  async onLease(msg: LeaseMessage): Promise<string | undefined> {
+  /** The origin lets a component start on its dependencies' LAUNCHED here (launch-grants.ts): the key to reconcile once it did. */
+  async onGrant(msg: LaunchGrantMessage): Promise<string | undefined> {
+    return this.grants.hold(msg);
+  }
+
+  /** A lease from the origin: renew, take what it says to run (a standing grant's go included), and answer where the component stands. */
+  async onLease(lease: LeaseMessage): Promise<string | undefined> {
+    const msg = this.grants.leased(lease);
     const request = await this.requestFor(msg);
     if (request === undefined) return undefined;
     const wanted = leasedSpec(msg, request.spec);
-    const key = objectKey(wanted === undefined ? request : await this.deps.api.patch('HostRequest', request, { spec: wanted }));
+    const key = objectKey(wanted === undefined ? request : await this.deps.api.patchLatest('HostRequest', request, { spec: wanted }));
     this.renewals.renew(msg.sender, [key], Date.now());
     const told = this.told.get(key);
     // a plain renewal: answered with the last status, not reconciled (README, "Scale")
@@ -154,9 +163,12 @@ export class HostSide {
       this.deps.agent.releaseHosted(spec.origin, spec.app, spec.component);
       return {};
     }
-    const admitted = await this.admitted(request);
-    if (admitted === undefined) return {}; // refused: looked at again when its lease ends (expiredKeys)
-    const { workload, policy } = admitted;
+    const admission = admitted(request, this.deps);
+    if ('refused' in admission) {
+      await this.report(request, { phase: 'FAILED', message: admission.refused });
+      return {}; // looked at again when its lease ends (expiredKeys)
+    }
+    const { workload, policy } = admission;
     await this.guard.ensure(spec.origin);
     const launched = await this.launch(request, workload, { ...names, level: policy?.level ?? 'restricted' });
     if (launched.refused !== undefined) {
@@ -191,28 +203,11 @@ export class HostSide {
   /** A HostRequest that went: the slice it held leaves the namespace's quota. */
   private async gone(key: string): Promise<ReconcileResult> {
     this.told.delete(key);
+    this.grants.forget(key);
     this.renewals.forget(key);
     const origin = /^drone-(.+)\//.exec(key)?.[1];
     if (origin !== undefined) await this.guard.ensure(origin);
     return {};
-  }
-
-  /** The workload, when it parses and may run here; else the HostRequest is FAILED with the reason, every field named. */
-  private async admitted(request: HostRequest): Promise<{ workload: Workload; policy: HostingPolicy | undefined } | undefined> {
-    const { spec } = request;
-    let workload: Workload;
-    try {
-      workload = workloadValidator.parse(spec.workload, `the workload the origin ${spec.origin} sent`);
-    } catch (err) {
-      await this.report(request, { phase: 'FAILED', message: errorMessage(err) });
-      return undefined;
-    }
-    // checked again here: a MOD changes the workload after the ACK, and a Federation may have changed
-    const policy = this.deps.policyOf(spec.origin);
-    const refusal = workloadRefusal(workload, { cluster: this.deps.cluster, origin: spec.origin, component: spec.component, policy, clusterImages: this.deps.clusterImages });
-    if (refusal === undefined) return { workload, policy };
-    await this.report(request, { phase: 'FAILED', message: refusal });
-    return undefined;
   }
 
   /**
@@ -232,7 +227,9 @@ export class HostSide {
     const refused = await this.connectDependencies(request);
     if (refused !== undefined) return { deployment, service, created: false, refused };
     const objects = hostObjects(request, workload, this.deps.cluster, { ...names, annotations: { [APPLIED]: applied } });
-    return { deployment: await this.deps.api.apply(objects.deployment), service: await this.deps.api.apply(objects.service), created: deployment === undefined };
+    // side by side: neither needs the other, and one after the other they were two round trips on every start
+    const [made, exposed] = await Promise.all([this.deps.api.apply(objects.deployment), this.deps.api.apply(objects.service)]);
+    return { deployment: made, service: exposed, created: deployment === undefined };
   }
 
   /** A Service (and EndpointSlice) per dependency, named as it; why not, when the name is someone else's. */
@@ -245,8 +242,7 @@ export class HostSide {
       const existing = this.deps.services.get(`${namespace}/${name}`) ?? await this.deps.api.get<V1Service>('Service', namespace, name);
       const clash = dependencyClash(request, name, existing?.metadata);
       if (clash !== undefined) return clash;
-      await this.deps.api.apply(objects.service);
-      if (objects.slice !== undefined) await this.deps.api.apply(objects.slice);
+      await Promise.all([this.deps.api.apply(objects.service), ...(objects.slice === undefined ? [] : [this.deps.api.apply(objects.slice)])]);
     }
     return undefined;
   }
@@ -268,6 +264,7 @@ export class HostSide {
     if (changed) await this.deps.api.patchStatus('HostRequest', { metadata: { name: request.metadata.name, namespace: request.metadata.namespace } }, { ports: null, ...status });
     this.tell(request, status);
     if (status.phase === 'LAUNCHED') this.deps.agent.launched({ origin: request.spec.origin, app: request.spec.app, component: request.spec.component, movable: request.spec.movable === true });
+    await this.grants.reported(objectKey(request), status);
   }
 
   /** The origin hears of every change; ADD_ACK when first launched, MOD_ACK when a new revision is. */

@@ -4,6 +4,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { KubeClient } from '../../shared/kube/client.ts';
 import { kubeStatusOf, toKubeError } from '../../shared/kube/errors.ts';
+import { isEdgeshifuError } from '../../shared/errors.ts';
 import { API_VERSION } from '../../shared/crds/resources.ts';
 import { eventBody, FIELD_MANAGER } from '../kube-writer.ts';
 
@@ -112,6 +113,22 @@ export class OffloadApi {
       await this.client.request('POST', `/api/v1/namespaces/${encodeURIComponent(object.metadata?.namespace ?? '')}/events`, { body: eventBody(object, type, reason, message) });
     } catch (err) {
       throw toKubeError(err, `record event ${reason} on ${describe(object)}`);
+    }
+  }
+
+  /**
+   * A merge patch over the object as given, or, when that version is no longer current (409: the
+   * cache lagged a write, often this controller's own status write), over the stored one. A lease
+   * retried over the same stale cached version lost three times and waited for the next renewal round.
+   */
+  async patchLatest<T extends KubernetesObject>(kind: OffloadKind, object: T, patch: Record<string, unknown>): Promise<T> {
+    try {
+      return await this.patch(kind, object, patch);
+    } catch (err) {
+      if (!isEdgeshifuError(err, 'conflict')) throw err;
+      const stored = await this.get<T>(kind, object.metadata?.namespace, object.metadata?.name ?? '');
+      if (stored === undefined) throw err;
+      return this.patch(kind, stored, patch);
     }
   }
 

@@ -200,6 +200,13 @@ export class Offloader {
       this.guarded(`lease renewal from ${message.sender}`, () => { for (const key of this.host.onRenewal(message)) this.hostRunner.queue.add(key); });
       return;
     }
+    if (message.kind === 'launch-grant') {
+      void this.retrying(`launch grant ${message.app}/${message.component}`, async () => {
+        const key = await this.host.onGrant(message);
+        if (key !== undefined) this.hostRunner.queue.add(key);
+      });
+      return;
+    }
     if (message.kind === 'lease-renewed') {
       this.origin.leases.answered(message.sender);
       const { stale, reports } = renewedReports(message);

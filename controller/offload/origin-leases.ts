@@ -4,7 +4,7 @@
 import type { Informer } from '../../shared/kube/informer.ts';
 import type { DroneAgent } from '../drone/agent.ts';
 import { olderHosts, renewalBatches } from './lease-batch.ts';
-import { deploymentOfApp, leasesFor, type LeaseBody, type Status } from './origin-plan.ts';
+import { deploymentOfApp, launchGrantsFor, leasesFor, type LeaseBody, type Status } from './origin-plan.ts';
 import type { DroneFederatedDeployment } from './workload.ts';
 
 export interface OriginLeasesDeps {
@@ -18,6 +18,8 @@ export class OriginLeases {
   private readonly deps: OriginLeasesDeps;
   /** What each component's last full lease said (`<key>/<component>`). */
   private readonly sent = new Map<string, string>();
+  /** What each component's launch grant said, sent once (launch-grant.ts). */
+  private readonly granted = new Map<string, string>();
   /** Per host, since when it is renewed, and when it last answered a renewal. */
   readonly renewingSince = new Map<string, number>();
   readonly answeredAt = new Map<string, number>();
@@ -26,8 +28,15 @@ export class OriginLeases {
     this.deps = deps;
   }
 
-  /** The full lease of every component whose lease changed since it was last sent. */
+  /** The full lease of every component whose lease changed since it was last sent, and each new launch grant. */
   send(key: string, dfd: DroneFederatedDeployment, status: Status): void {
+    for (const grant of launchGrantsFor(dfd, status, this.deps.cluster)) {
+      const id = `${key}/${grant.component}`;
+      const said = JSON.stringify([grant.to, grant.app, grant.revision, grant.after]);
+      if (this.granted.get(id) === said) continue;
+      this.granted.set(id, said);
+      this.deps.agent.send(grant);
+    }
     for (const lease of leasesFor(dfd, status, this.deps.cluster, this.deps.leaseSeconds)) {
       const id = `${key}/${lease.component}`;
       const said = JSON.stringify([lease.to, lease.app, lease.revision, lease.launch, lease.dependencies, lease.dependencyPorts, lease.movable]);
@@ -73,5 +82,6 @@ export class OriginLeases {
 
   forget(key: string): void {
     for (const k of [...this.sent.keys()]) if (k.startsWith(`${key}/`)) this.sent.delete(k);
+    for (const k of [...this.granted.keys()]) if (k.startsWith(`${key}/`)) this.granted.delete(k);
   }
 }

@@ -3,7 +3,7 @@
 // losses, and what each host is told in its lease.
 import type { ComponentPhase, ComponentStatus, DeploymentPhase, DroneFederatedDeploymentStatus, ReachablePort } from '../../shared/crds/drone.ts';
 import type { DroneEvent } from '../drone/agent-core.ts';
-import type { LeaseMessage } from '../drone/messages/index.ts';
+import type { LaunchGrantMessage, LeaseMessage } from '../drone/messages/index.ts';
 import { LABEL_MANAGED_BY, MANAGED_BY } from '../bundle/names.ts';
 import { LABEL_DEPLOYMENT } from './objects.ts';
 import { appId, revisionOf, workloadOf, type DroneFederatedDeployment } from './workload.ts';
@@ -119,6 +119,9 @@ export function readiness(dfd: DroneFederatedDeployment, status: Status, compone
     if (held?.endpoint !== undefined) dependencies[dep] = held.endpoint;
     if (held?.endpoint !== undefined && held.ports !== undefined && held.ports.length > 0) dependencyPorts[dep] = held.ports;
   }
+  // where they are is said with the go, not before: a dependency's endpoint known before it is
+  // LAUNCHED (CONNECTED) was one more lease, HostRequest write and reconcile on the host per component
+  if (!launch) return { launch, dependencies: {} };
   // an older host refuses a lease with a field it does not know: sent only when there is something in it
   return { launch, dependencies, ...(Object.keys(dependencyPorts).length === 0 ? {} : { dependencyPorts }) };
 }
@@ -152,6 +155,28 @@ export function leasesFor(dfd: DroneFederatedDeployment, status: Status, self: s
     const workload = workloadOf(dfd.spec, spec);
     // movable only when true: an older host refuses a field it does not know
     return [{ kind: 'lease' as const, to: c.cluster, app: c.app, component: c.name, revision: revisionOf(workload), workload, ...readiness(dfd, status, c.name), leaseSeconds, ...(dfd.spec.movable === true ? { movable: true } : {}) }];
+  });
+}
+
+export type LaunchGrantBody = Omit<LaunchGrantMessage, 'v' | 'id' | 'sender' | 'timestamp' | 'hops'>;
+
+/**
+ * A grant per remote component that waits only for boot dependencies placed on its own host
+ * (README, "Boot dependencies on one host"): that host may start it on their LAUNCHED there,
+ * without the round trip through this cluster. None for one that may start already, or that
+ * waits for a dependency anywhere else.
+ */
+export function launchGrantsFor(dfd: DroneFederatedDeployment, status: Status, self: string): LaunchGrantBody[] {
+  if (status.phase === 'DONE') return [];
+  const byName = new Map(componentsOf(status).map((c) => [c.name, c]));
+  return componentsOf(status).flatMap((c) => {
+    const spec = dfd.spec.components.find((s) => s.name === c.name);
+    const deps = (spec?.bootDependencies ?? []).map((d) => byName.get(d));
+    if (c.cluster === undefined || c.cluster === self || c.app === undefined || spec === undefined || deps.length === 0) return [];
+    if (readiness(dfd, status, c.name).launch) return [];
+    const after = deps.flatMap((d) => (d !== undefined && d.cluster === c.cluster && d.app !== undefined && d.phase !== 'FAILED' ? [{ app: d.app, component: d.name }] : []));
+    if (after.length < deps.length) return [];
+    return [{ kind: 'launch-grant' as const, to: c.cluster, app: c.app, component: c.name, revision: revisionOf(workloadOf(dfd.spec, spec)), after }];
   });
 }
 

@@ -186,10 +186,11 @@ export class OriginSide {
     }
     const seen = await this.objects.run(dfd, status);
     status = { ...observe(status, seen), observedGeneration: dfd.metadata.generation };
+    // leases first: a host waited for this write (a round trip to the API) before it could start
+    this.leases.send(key, dfd, status);
     await this.write(dfd, status);
     await this.reclaims.written(key, dfd, status);
     this.reclaims.launched(key, dfd, status);
-    this.leases.send(key, dfd, status);
     return {}; // no periodic reconcile: host reports, the caches and renewRound wake it
   }
 

@@ -51,6 +51,8 @@ test.serial('a remote component with two ports is reached from the offloading cl
     const d = await readApp(a.kube, 'web');
     return d?.status?.phase === 'RUNNING' ? d : undefined;
   }, { timeoutMs: 180_000 });
+  // read from the API: a's cache (where the phases are recorded) may deliver the write a moment later
+  await waitFor('a\'s cache to show RUNNING', () => (phases.at(-1) === 'RUNNING' ? true : undefined), { timeoutMs: 10_000, intervalMs: 10 });
   t.deepEqual(phases, ['SCHEDULING', 'PENDING', 'RUNNING']);
   const web = running.status?.components?.[0];
   t.is(web?.cluster, 'b');
@@ -97,6 +99,8 @@ test.serial('a remote component reaches its local dependency under the dependenc
     const d = await readApp(a.kube, 'shop');
     return d?.status?.phase === 'RUNNING' ? d : undefined;
   }, { timeoutMs: 180_000 });
+  // read from the API: a's cache (where the phases are recorded) may deliver the write a moment later
+  await waitFor('a\'s cache to show RUNNING', () => (phases.at(-1) === 'RUNNING' ? true : undefined), { timeoutMs: 10_000, intervalMs: 10 });
   t.deepEqual(phases, ['SCHEDULING', 'PENDING', 'RUNNING']);
   t.deepEqual(running.status?.components?.map((c) => [c.name, c.cluster, c.phase]), [['api', 'b', 'LAUNCHED'], ['db', 'a', 'LAUNCHED']]);
   t.deepEqual(apiPhases.slice(0, 2), ['ACCEPTED', 'SCHEDULED'], 'api waited for db before starting');

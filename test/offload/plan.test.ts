@@ -65,6 +65,9 @@ test('status moves SCHEDULING → PENDING → RUNNING, and lost components go ba
   t.is(status.phase, 'PENDING');
   t.deepEqual(status.components?.map((c) => [c.name, c.cluster, c.phase]), [['api', 'b', 'ASSIGNED'], ['db', 'a', 'SCHEDULED']]);
   t.deepEqual(readiness(d, status, 'api'), { launch: false, dependencies: {} }, 'api waits for db');
+  // db reachable but not LAUNCHED yet: api's lease says nothing new (one lease and one host write less)
+  const connected = observe(status, new Map([['db', { phase: 'CONNECTED' as const, endpoint: 'db.apps.svc:5432' }]]));
+  t.deepEqual(readiness(d, connected, 'api'), { launch: false, dependencies: {} }, 'a dependency\'s endpoint goes with the go, not before');
   status = observe(status, new Map([['db', { phase: 'LAUNCHED' as const, endpoint: 'db.apps.svc:5432' }]]));
   t.deepEqual(readiness(d, status, 'api'), { launch: true, dependencies: { db: 'db.apps.svc:5432' } });
   t.is(status.phase, 'PENDING');

@@ -5,6 +5,7 @@ import { AcknowledgeMessage } from './acknowledge.ts';
 import { AdvertisementMessage } from './advertisement.ts';
 import { HostReplyMessage } from './host-reply.ts';
 import { HostStatusMessage } from './host-status.ts';
+import { LaunchGrantMessage } from './launch-grant.ts';
 import { LeaseMessage } from './lease.ts';
 import { LeaseRenewalMessage } from './lease-renewal.ts';
 import { LeaseRenewedMessage } from './lease-renewed.ts';
@@ -20,11 +21,11 @@ import { SliceAdvertMessage } from './slice-advert.ts';
 import { SolutionMessage } from './solution.ts';
 import { VotesMessage } from './votes.ts';
 
-export type { AcknowledgeMessage, AdvertisementMessage, HostReplyMessage, HostStatusMessage, LeaseMessage, LeaseRenewalMessage, LeaseRenewedMessage, MoveReleaseMessage, MoveReplyMessage, MoveRequestMessage, OffloadRequestMessage, ReclaimCallMessage, ReclaimOfferMessage, ResourcesMessage, SealedVoteMessage, SliceAdvertMessage, SolutionMessage, VotesMessage };
+export type { AcknowledgeMessage, AdvertisementMessage, HostReplyMessage, HostStatusMessage, LaunchGrantMessage, LeaseMessage, LeaseRenewalMessage, LeaseRenewedMessage, MoveReleaseMessage, MoveReplyMessage, MoveRequestMessage, OffloadRequestMessage, ReclaimCallMessage, ReclaimOfferMessage, ResourcesMessage, SealedVoteMessage, SliceAdvertMessage, SolutionMessage, VotesMessage };
 
 export type DroneMessage = AdvertisementMessage | ResourcesMessage | VotesMessage | SealedVoteMessage | SolutionMessage
   | OffloadRequestMessage | HostReplyMessage | AcknowledgeMessage | SliceAdvertMessage | LeaseMessage | HostStatusMessage
-  | LeaseRenewalMessage | LeaseRenewedMessage
+  | LeaseRenewalMessage | LeaseRenewedMessage | LaunchGrantMessage
   | ReclaimCallMessage | ReclaimOfferMessage | MoveRequestMessage | MoveReleaseMessage | MoveReplyMessage;
 export type DroneKind = DroneMessage['kind'];
 
@@ -42,6 +43,7 @@ export const DRONE_SCHEMAS: Readonly<Record<DroneKind, TSchema>> = {
   'host-status': HostStatusMessage,
   'lease-renewal': LeaseRenewalMessage,
   'lease-renewed': LeaseRenewedMessage,
+  'launch-grant': LaunchGrantMessage,
   'reclaim-call': ReclaimCallMessage,
   'reclaim-offer': ReclaimOfferMessage,
   'move-request': MoveRequestMessage,
@@ -50,7 +52,7 @@ export const DRONE_SCHEMAS: Readonly<Record<DroneKind, TSchema>> = {
 };
 
 /** Kinds sent to one cluster (topic `.../to/<recipient>/<kind>`); the rest are broadcast, except `resources` (local). */
-export const DIRECTED_KINDS: ReadonlySet<DroneKind> = new Set(['sealed-vote', 'offload-request', 'host-reply', 'acknowledge', 'lease', 'host-status', 'lease-renewal', 'lease-renewed', 'reclaim-offer', 'move-request', 'move-release', 'move-reply']);
+export const DIRECTED_KINDS: ReadonlySet<DroneKind> = new Set(['sealed-vote', 'offload-request', 'host-reply', 'acknowledge', 'lease', 'host-status', 'lease-renewal', 'lease-renewed', 'launch-grant', 'reclaim-offer', 'move-request', 'move-release', 'move-reply']);
 export const LOCAL_KINDS: ReadonlySet<DroneKind> = new Set(['resources']);
 
 export function droneCodec(): MessageCodec<DroneMessage> {
