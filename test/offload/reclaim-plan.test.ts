@@ -54,10 +54,10 @@ test('the adverts\' digest depends on what they offer, not on their order', (t) 
 });
 
 test('a deployment that reclaim could not place says why, and what would let a launched component move', (t) => {
-  const failed: Status = { phase: 'FAILED', reason: 'reclaim: no placement with at most 1 move of placed, not launched components' };
+  const failed: Status = { phase: 'FAILED', reason: 'reclaim: no placement with at most 3 moves of placed, not launched components' };
   const ready = readyCondition(failed, []);
   t.is(ready.reason, 'NoRoom');
-  t.is(ready.message, 'reclaim: no placement with at most 1 move of placed, not launched components (a launched component moves only when its DroneFederatedDeployment sets spec.movable: true)');
+  t.is(ready.message, 'reclaim: no placement with at most 3 moves of placed, not launched components (a launched component moves only when its DroneFederatedDeployment sets spec.movable: true)');
   const later: Status = { phase: 'FAILED', reason: `no cluster could host big; ${failed.reason ?? ''}` };
   t.is(noRoomCondition(later)?.reason, 'NoRoom', 'a later auction\'s failure keeps the reclaim\'s reason');
   t.is(readyCondition({ phase: 'FAILED', reason: 'no cluster could host big' }, []).reason, 'Failed', 'no reclaim yet: a plain failure');

@@ -130,7 +130,7 @@ test.serial('a launched component stays where it runs: the new job fails, saying
   const failed = await until(a.kube, 'beta', 'failed after its reclaim', (d) => d.status?.phase === 'FAILED' && (d.status.reason ?? '').includes('reclaim: '));
   const ready = failed.status?.conditions?.find((x) => x.type === 'Ready');
   t.is(ready?.reason, 'NoRoom');
-  t.regex(ready?.message ?? '', /reclaim: no placement with at most 1 move of placed, not launched components/);
+  t.regex(ready?.message ?? '', /reclaim: no placement with at most 3 moves of placed, not launched components/);
   t.regex(ready?.message ?? '', /spec\.movable: true/);
   // the deployment is tried again later (an auction), not reclaimed again: the adverts did not change
   const auctions = (): number => a.controller.logs.filter((l) => l.includes('"msg":"put to auction"') && l.includes(`"app":"${APPS}.beta.`)).length;
