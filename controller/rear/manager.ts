@@ -206,6 +206,8 @@ export class RearService {
   async stop(): Promise<void> {
     this.stopping.abort();
     if (this.timer !== undefined) clearInterval(this.timer);
+    // requests waiting for answers end now, so the reconcilers waiting on them stop
+    this.node?.stop();
     await this.peering?.stop();
     await this.peeringHost?.stop();
     await this.reconciler?.stop();
