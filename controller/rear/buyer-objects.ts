@@ -6,7 +6,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Static } from '@sinclair/typebox';
 import { API_VERSION } from '../../shared/crds/resources.ts';
-import type { FlavorSpec, PeeringCandidateSpec, RESERVATION_PHASES, ReservationSpec } from '../../shared/crds/rear.ts';
+import type { FlavorSpec, PeeringCandidateSpec, PeeringCandidateStatus, RESERVATION_PHASES, ReservationSpec } from '../../shared/crds/rear.ts';
 import { isoTime } from '../../shared/time.ts';
 import type { CachedFlavour, CandidateCache } from './core/discovery.ts';
 import type { Flavour, Take } from './core/model.ts';
@@ -14,7 +14,7 @@ import { BUYER_LABEL, SOLVER_LABEL } from './buyer-records.ts';
 import { flavorSpec } from './flavor-publisher.ts';
 import { fromQuantities, toQuantities } from './quantities.ts';
 
-export interface PeeringCandidateObject extends KubernetesObject { spec: Static<typeof PeeringCandidateSpec> }
+export interface PeeringCandidateObject extends KubernetesObject { spec: Static<typeof PeeringCandidateSpec>; status?: Static<typeof PeeringCandidateStatus> }
 export type ReservationPhase = typeof RESERVATION_PHASES[number];
 export interface ReservationObject extends KubernetesObject {
   spec: Static<typeof ReservationSpec>;

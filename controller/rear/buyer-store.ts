@@ -76,6 +76,7 @@ export class BuyerStore {
   async reserving(ref: ReservationRef, flavour: Flavour, take: Take, requestId: string): Promise<void> {
     await this.o.client.request('PATCH', this.path('reservations', ref.namespace, reservationName(ref.solver, ref.attempt)), { body: reservationObject({ ...ref, flavour, take, requestId }), ...APPLY });
     await this.status(ref, { phase: 'Reserving', message: `reserving flavour ${flavour.id} from ${flavour.owner.cluster}` });
+    await this.reservedBy(flavour.id, `${ref.namespace}/${ref.solver}`);
   }
 
   /** The seller's answer: its transaction and when it expires (what a restarted buyer waits by). */
@@ -83,9 +84,16 @@ export class BuyerStore {
     await this.status(ref, { phase: 'Reserved', transactionID: transactionId, expiresAt: isoTime(expiresAt), message: `transaction ${transactionId} held until ${isoTime(expiresAt)}; purchasing` });
   }
 
-  /** How it ended: purchased, refused or expired (a Reservation that was never written is left so). */
-  async settled(ref: ReservationRef, phase: Exclude<ReservationPhase, 'Reserving' | 'Reserved'>, message: string): Promise<void> {
+  /** How it ended: purchased, refused or expired (a Reservation that was never written is left so); its candidate is no longer reserved. */
+  async settled(ref: ReservationRef, phase: Exclude<ReservationPhase, 'Reserving' | 'Reserved'>, message: string, flavourId?: string): Promise<void> {
     await this.status(ref, { phase, message: message.slice(0, 1024) }).catch((err: unknown) => { if (kubeStatusOf(err)?.code !== 404) throw err; });
+    if (flavourId !== undefined) await this.reservedBy(flavourId, null);
+  }
+
+  /** The PeeringCandidate's `status.reservedBy`: the Solver reserving it (`<namespace>/<name>`), or null once that reservation ended. A candidate no longer kept is left so. */
+  async reservedBy(flavourId: string, solver: string | null): Promise<void> {
+    await this.o.client.request('PATCH', `${this.path('peeringcandidates', this.o.namespace, flavourId)}/status`, { body: { status: { reservedBy: solver } }, contentType: MERGE })
+      .catch((err: unknown) => { if (kubeStatusOf(err)?.code !== 404) throw err; });
   }
 
   /** When the seller's transaction expires, as the Reservation recorded it. */

@@ -157,7 +157,7 @@ export class SolverReconciler {
     if (state.transactionId !== undefined) this.expiries.delete(state.transactionId);
     // a not-found past the transaction's expiry is the reservation lapsing, not a refusal
     const expired = err.kind === 'not-found' && expiresAt !== undefined && this.now() >= expiresAt;
-    if (state.phase === 'Reserving' || state.phase === 'Purchasing') await this.deps.store?.settled(ref, expired ? 'Expired' : 'Refused', err.message);
+    if (state.phase === 'Reserving' || state.phase === 'Purchasing') await this.deps.store?.settled(ref, expired ? 'Expired' : 'Refused', err.message, state.flavourId);
     await step({ type: 'refused', step: state.phase !== 'Purchasing' ? 'reserve' : expired ? 'expiry' : 'purchase', message: err.message });
     return current().phase === 'Discovering' ? { requeueAfterMs: 100 } : {};
   }
@@ -250,7 +250,7 @@ export class SolverReconciler {
     const seller = { id: flavourId ?? '', owner: { cluster: provider ?? '', domain: at.domain ?? '' } };
     const signed = await this.deps.node.purchase(seller, bought, intent.durationMs, await this.expiryOf(ref, bought));
     this.expiries.delete(bought);
-    await this.deps.store?.settled(ref, 'Purchased', `contract ${signed.contract.contractId} bought`);
+    await this.deps.store?.settled(ref, 'Purchased', `contract ${signed.contract.contractId} bought`, flavourId);
     await step({ type: 'purchased', contractId: signed.contract.contractId });
     await this.deps.bought?.(solver.metadata?.namespace ?? '', solver.metadata?.name ?? '', signed);
   }

@@ -89,7 +89,7 @@ export const PeeringCandidateSpec = Type.Object({
   via: ClusterId,
   expiresAt: Timestamp(),
 });
-export const PeeringCandidateStatus = Type.Object({ reservedBy: Type.Optional(Type.String({ maxLength: 253, description: 'The Solver holding it.' })) });
+export const PeeringCandidateStatus = Type.Object({ reservedBy: Type.Optional(Type.String({ maxLength: 317, description: 'The Solver whose reservation holds it, <namespace>/<name>; absent when none does.' })) });
 
 export const RESERVATION_PHASES = ['Reserving', 'Reserved', 'Purchased', 'Refused', 'Expired'] as const;
 export const ReservationSpec = Type.Object({
