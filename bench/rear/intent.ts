@@ -12,13 +12,15 @@ import type { Kube } from '../../test/support/cluster.ts';
 import { APPS } from '../../test/offload/support.ts';
 import { carriedDeployment } from '../../test/rear/peering-support.ts';
 import { createSolver, rearFederation, rearOf, solverStatus, type RearFederation } from '../../test/rear/controllers.ts';
+import { sellerAccount, solvedBySeller, storedContracts, watchBooks } from '../../test/rear/accounting.ts';
+import type { Member } from '../../test/offload/support.ts';
 import { toQuantities } from '../../controller/rear/quantities.ts';
 import { cpuMillis } from '../../shared/kube/quantity.ts';
 import { benchContext, percentile } from '../offload-common.ts';
 
 const POLL = { timeoutMs: 180_000, intervalMs: 10 };
 
-export interface IntentFigures { solved: number[]; running: number[]; baseline: number[]; loadBefore: string; loadAfter: string; soldOut?: string }
+export interface IntentFigures { solved: number[]; running: number[]; baseline: number[]; loadBefore: string; loadAfter: string; soldOut?: string; books: string[] }
 
 const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
 
@@ -38,6 +40,21 @@ async function soldOut(prov: RearFederation['prov'], intent: string, message: st
   return `${intent} found no flavour (${message}): prov-b's pods request ${podCpu(false)} (not carried) and ${podCpu(true)} (carried, ${String(pods.filter((p) => p.metadata?.labels?.['rear.edgeshifu.io/consumer'] !== undefined).length)} pods); DRONE counts free cpu ${cpu(free)}; prov-b offers cpu ${cpu(agent?.offered())} of its slice, ${String(book?.contracts.length ?? 0)} contracts and ${String(book?.transactions.length ?? 0)} reservations hold ${cpu({ cpu: held })}, DRONE's hosted work ${cpu({ cpu: drone })}; on sale: ${onSale === '' ? 'nothing' : onSale}`;
 }
 
+/**
+ * Each seller's book at the end: a supernode sells its own slice too and answers a discovery with
+ * it first (sn-a: 500m in one 500m partition, its least), so the Solvers' sum is not prov-b's.
+ */
+async function books(cons: Member, sellers: readonly Member[], breach: string | undefined, samples: number): Promise<string[]> {
+  const solved = await solvedBySeller(cons);
+  const lines = await Promise.all(sellers.map(async (m) => {
+    const a = sellerAccount(m);
+    const named = solved.get(m.id) ?? [];
+    const same = named.join() === a.contractIds.join() && (await storedContracts(m)).join() === a.contractIds.join();
+    return `${m.id}: ${String(a.contractIds.length)} contracts hold ${String(a.contracts)}m and reservations ${String(a.reservations)}m of a ${String(a.sellable)}m slice; ${String(named.length)} Solved Solvers name it; their contracts ${same ? 'are' : 'are NOT'} exactly its book and its Contract resources`;
+  }));
+  return [...lines, `the invariant (contracts + reservations <= slice, every seller) sampled ${String(samples)} times: ${breach ?? 'never broken'}`];
+}
+
 async function runningPod(kube: Kube, namespace: string, app: string, node?: string): Promise<V1Pod> {
   return waitFor(`${app} Running`, async () => {
     const pods = (await kube.core.listNamespacedPod({ namespace, labelSelector: `app=${app}` })).items;
@@ -50,7 +67,8 @@ export async function intentRow(intents: number, baselines: number): Promise<Int
   const loadBefore = load();
   try {
     // partitions from 250m (the default least is 500m: eight intents would take the whole slice)
-    const { cons, prov } = await rearFederation(t, ['--rear-min', 'cpu=250m,memory=256Mi,pods=1']);
+    const { cons, sn, prov } = await rearFederation(t, ['--rear-min', 'cpu=250m,memory=256Mi,pods=1']);
+    const watch = watchBooks([sn, prov]);
     let stopped: string | undefined;
     await prov.kube.core.createNamespace({ body: { metadata: { name: 'bench' } } });
     const solved: number[] = [];
@@ -79,6 +97,8 @@ export async function intentRow(intents: number, baselines: number): Promise<Int
       await runningPod(cons.kube, APPS, name, node);
       running.push(Date.now() - started);
     }
+    const seen = await watch.stop();
+    const accounts = await books(cons, [sn, prov], seen.breach, seen.samples);
     const baseline: number[] = [];
     for (let i = 0; i < baselines; i += 1) {
       const name = `plain-${String(i)}`;
@@ -89,7 +109,7 @@ export async function intentRow(intents: number, baselines: number): Promise<Int
       await runningPod(prov.kube, 'bench', name);
       baseline.push(Date.now() - started);
     }
-    return { solved, running, baseline, loadBefore, loadAfter: load(), ...(stopped === undefined ? {} : { soldOut: stopped }) };
+    return { solved, running, baseline, loadBefore, loadAfter: load(), books: accounts, ...(stopped === undefined ? {} : { soldOut: stopped }) };
   } finally {
     await done();
   }
@@ -103,5 +123,6 @@ export function printIntentRow(f: IntentFigures): void {
   console.log(row('baseline: plain Deployment on the provider', f.baseline));
   console.log(`intent → pod Running p50 / baseline p50: ×${(percentile(f.running, 50) / percentile(f.baseline, 50)).toFixed(2)}; p99: ×${(percentile(f.running, 99) / percentile(f.baseline, 99)).toFixed(2)}`);
   if (f.soldOut !== undefined) console.log(`stopped after ${String(f.solved.length)} intents: ${f.soldOut}`);
+  for (const line of f.books) console.log(line);
   console.log(`load average after ${f.loadAfter}`);
 }

@@ -6,7 +6,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Static } from '@sinclair/typebox';
 import { API_VERSION } from '../../shared/crds/resources.ts';
-import type { FlavorSpec, PeeringCandidateSpec, RESERVATION_PHASES, ReservationSpec } from '../../shared/crds/rear.ts';
+import type { FlavorSpec, PeeringCandidateSpec, PeeringCandidateStatus, RESERVATION_PHASES, ReservationSpec } from '../../shared/crds/rear.ts';
 import { isoTime } from '../../shared/time.ts';
 import type { CachedFlavour, CandidateCache } from './core/discovery.ts';
 import type { Flavour, Take } from './core/model.ts';
@@ -14,7 +14,7 @@ import { BUYER_LABEL, SOLVER_LABEL } from './buyer-records.ts';
 import { flavorSpec } from './flavor-publisher.ts';
 import { fromQuantities, toQuantities } from './quantities.ts';
 
-export interface PeeringCandidateObject extends KubernetesObject { spec: Static<typeof PeeringCandidateSpec> }
+export interface PeeringCandidateObject extends KubernetesObject { spec: Static<typeof PeeringCandidateSpec>; status?: Static<typeof PeeringCandidateStatus> }
 export type ReservationPhase = typeof RESERVATION_PHASES[number];
 export interface ReservationObject extends KubernetesObject {
   spec: Static<typeof ReservationSpec>;
@@ -71,15 +71,22 @@ export function reservationName(solver: string, attempt: number): string {
   return `${solver.slice(0, 253 - suffix.length).replace(/[-.]+$/, '')}${suffix}`;
 }
 
-/** A reservation as it starts: the flavour, its seller and what the Solver takes of it. */
-export function reservationObject(r: { solver: string; uid?: string; attempt: number; namespace: string; flavour: Flavour; take: Take }): ReservationObject {
+/** A reservation as it starts: the flavour, its seller, what the Solver takes of it, and the RESERVE's request id. */
+export function reservationObject(r: { solver: string; uid?: string; attempt: number; namespace: string; flavour: Flavour; take: Take; requestId: string }): ReservationObject {
   const { partition, units } = r.take;
   // owned by its Solver: deleting the Solver deletes its records
   const owner = r.uid === undefined ? {} : { ownerReferences: [{ apiVersion: API_VERSION, kind: 'Solver', name: r.solver, uid: r.uid }] };
   return {
     apiVersion: API_VERSION, kind: 'Reservation', metadata: { name: reservationName(r.solver, r.attempt), namespace: r.namespace, labels: { [SOLVER_LABEL]: r.solver }, ...owner },
-    spec: { solver: r.solver, flavorID: r.flavour.id, seller: r.flavour.owner.cluster, ...(partition === undefined ? {} : { partition: toQuantities(partition) }), ...(units === undefined ? {} : { units }) },
+    spec: { solver: r.solver, flavorID: r.flavour.id, seller: r.flavour.owner.cluster, ...(partition === undefined ? {} : { partition: toQuantities(partition) }), ...(units === undefined ? {} : { units }), requestID: r.requestId },
   };
+}
+
+/** The request id a Reservation's RESERVE went out with, while it is unanswered or held, when it reserves `flavourId`. */
+export function pendingRequestOf(r: ReservationObject | undefined, flavourId: string): string | undefined {
+  const phase = r?.status?.phase;
+  if (r === undefined || r.spec.flavorID !== flavourId || (phase !== undefined && phase !== 'Reserving' && phase !== 'Reserved')) return undefined;
+  return r.spec.requestID;
 }
 
 /** The seller's transaction expiry a Reservation holds (ms), if it was reserved. */

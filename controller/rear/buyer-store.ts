@@ -11,7 +11,7 @@ import { isoTime } from '../../shared/time.ts';
 import type { CandidateCache } from './core/discovery.ts';
 import type { Flavour, Take } from './core/model.ts';
 import { BUYER_LABEL } from './buyer-records.ts';
-import { candidateChanges, candidateObject, candidatesOf, expiryOf, reservationName, reservationObject, type PeeringCandidateObject, type ReservationObject, type ReservationPhase } from './buyer-objects.ts';
+import { candidateChanges, candidateObject, candidatesOf, expiryOf, pendingRequestOf, reservationName, reservationObject, type PeeringCandidateObject, type ReservationObject, type ReservationPhase } from './buyer-objects.ts';
 
 export interface BuyerStoreOptions {
   readonly client: KubeClient;
@@ -72,10 +72,11 @@ export class BuyerStore {
     await this.o.client.request('DELETE', this.path('peeringcandidates', this.o.namespace, name)).catch((err: unknown) => { if (kubeStatusOf(err)?.code !== 404) throw err; });
   }
 
-  /** The Reservation as the RESERVE leaves: phase Reserving. */
-  async reserving(ref: ReservationRef, flavour: Flavour, take: Take): Promise<void> {
-    await this.o.client.request('PATCH', this.path('reservations', ref.namespace, reservationName(ref.solver, ref.attempt)), { body: reservationObject({ ...ref, flavour, take }), ...APPLY });
+  /** The Reservation as the RESERVE leaves, with its request id: phase Reserving. */
+  async reserving(ref: ReservationRef, flavour: Flavour, take: Take, requestId: string): Promise<void> {
+    await this.o.client.request('PATCH', this.path('reservations', ref.namespace, reservationName(ref.solver, ref.attempt)), { body: reservationObject({ ...ref, flavour, take, requestId }), ...APPLY });
     await this.status(ref, { phase: 'Reserving', message: `reserving flavour ${flavour.id} from ${flavour.owner.cluster}` });
+    await this.reservedBy(flavour.id, `${ref.namespace}/${ref.solver}`);
   }
 
   /** The seller's answer: its transaction and when it expires (what a restarted buyer waits by). */
@@ -83,18 +84,33 @@ export class BuyerStore {
     await this.status(ref, { phase: 'Reserved', transactionID: transactionId, expiresAt: isoTime(expiresAt), message: `transaction ${transactionId} held until ${isoTime(expiresAt)}; purchasing` });
   }
 
-  /** How it ended: purchased, refused or expired (a Reservation that was never written is left so). */
-  async settled(ref: ReservationRef, phase: Exclude<ReservationPhase, 'Reserving' | 'Reserved'>, message: string): Promise<void> {
+  /** How it ended: purchased, refused or expired (a Reservation that was never written is left so); its candidate is no longer reserved. */
+  async settled(ref: ReservationRef, phase: Exclude<ReservationPhase, 'Reserving' | 'Reserved'>, message: string, flavourId?: string): Promise<void> {
     await this.status(ref, { phase, message: message.slice(0, 1024) }).catch((err: unknown) => { if (kubeStatusOf(err)?.code !== 404) throw err; });
+    if (flavourId !== undefined) await this.reservedBy(flavourId, null);
+  }
+
+  /** The PeeringCandidate's `status.reservedBy`: the Solver reserving it (`<namespace>/<name>`), or null once that reservation ended. A candidate no longer kept is left so. */
+  async reservedBy(flavourId: string, solver: string | null): Promise<void> {
+    await this.o.client.request('PATCH', `${this.path('peeringcandidates', this.o.namespace, flavourId)}/status`, { body: { status: { reservedBy: solver } }, contentType: MERGE })
+      .catch((err: unknown) => { if (kubeStatusOf(err)?.code !== 404) throw err; });
   }
 
   /** When the seller's transaction expires, as the Reservation recorded it. */
   async expiry(ref: ReservationRef, transactionId: string): Promise<number | undefined> {
-    const object = await this.o.client.request<ReservationObject>('GET', this.path('reservations', ref.namespace, reservationName(ref.solver, ref.attempt))).catch((err: unknown) => {
+    return expiryOf(await this.reservation(ref), transactionId);
+  }
+
+  /** The request id this attempt's RESERVE of `flavourId` already went out with (a restart sends it again), if any. */
+  async pendingRequest(ref: ReservationRef, flavourId: string): Promise<string | undefined> {
+    return pendingRequestOf(await this.reservation(ref), flavourId);
+  }
+
+  private async reservation(ref: ReservationRef): Promise<ReservationObject | undefined> {
+    return this.o.client.request<ReservationObject>('GET', this.path('reservations', ref.namespace, reservationName(ref.solver, ref.attempt))).catch((err: unknown) => {
       if (kubeStatusOf(err)?.code === 404) return undefined;
       throw err;
     });
-    return expiryOf(object, transactionId);
   }
 
   private async status(ref: ReservationRef, status: NonNullable<ReservationObject['status']>): Promise<void> {

@@ -90,9 +90,10 @@ export class RearService {
     this.market = new Market({
       config: catalogueOf(settings, self, settings.rearDomain), terms: termsOf(settings), keyring, book,
       slice: () => ({ offered: agent.offered(), held: droneHeld(agent.hosted()) }),
+      // the ledger counts a sale as soon as it is decided, not once stored: DRONE admits work meanwhile
+      hold: (next) => { this.syncLedger(next); },
       persist: async (next) => {
         const withdrawn = await store.persist(next);
-        this.syncLedger(next);
         for (const c of withdrawn) this.tellWithdrawn(c);
       },
       countersigned: (signed) => store.countersigned(signed.contract.contractId, signed.signatures.buyer ?? ''),
@@ -205,6 +206,8 @@ export class RearService {
   async stop(): Promise<void> {
     this.stopping.abort();
     if (this.timer !== undefined) clearInterval(this.timer);
+    // requests waiting for answers end now, so the reconcilers waiting on them stop
+    this.node?.stop();
     await this.peering?.stop();
     await this.peeringHost?.stop();
     await this.reconciler?.stop();

@@ -20,6 +20,12 @@ export interface MarketOptions {
   readonly clock?: () => number;
   /** Stores the book once changed, before the answer leaves (a restart then finds it). */
   readonly persist?: (book: Book) => Promise<void>;
+  /**
+   * What the book holds, told the moment a change is decided (before its persist: DRONE's ledger
+   * must count a sale while it is being stored, or DRONE admits work into it), and told the old
+   * book again when the persist fails.
+   */
+  readonly hold?: (book: Book) => void;
   readonly book?: Book;
   /** Keeps the buyer's countersignature once both signatures verify (e.g. on the Contract resource). */
   readonly countersigned?: (signed: SignedContract) => Promise<void>;
@@ -45,7 +51,13 @@ export class Market {
     const run = this.queue.then(async () => {
       const { book, result } = change(expire(this.book, this.now()).book);
       if (book !== this.book) {
-        await this.options.persist?.(book);
+        this.options.hold?.(book);
+        try {
+          await this.options.persist?.(book);
+        } catch (err) {
+          this.options.hold?.(this.book);
+          throw err;
+        }
         this.book = book;
       }
       return result;

@@ -47,6 +47,8 @@ export class RearNode {
   private readonly o: RearNodeOptions;
   private cache: CandidateCache = new Map();
   private readonly waiting = new Map<string, Waiter>();
+  /** Stopping ends every request still waiting (a stopping controller does not wait out its resends). */
+  private readonly stopping = new AbortController();
 
   constructor(options: RearNodeOptions) {
     this.o = options;
@@ -57,6 +59,11 @@ export class RearNode {
 
   async start(): Promise<void> {
     await this.o.bus.subscribe(agentFilters(this.self), (m) => { void this.receive(m); });
+  }
+
+  /** Ends the requests still waiting for an answer (they throw unavailable); a request sent again after a restart is known to the seller by its id. */
+  stop(): void {
+    this.stopping.abort();
   }
 
   /** The peering candidates this cluster holds (a supernode's cache). */
@@ -162,20 +169,30 @@ export class RearNode {
 
   // BUYER_REQUEST
   /** Resent after each timeout, twice as long each time; never waits past `deadline` (a time) when given. */
-  private async request<A extends SaleAnswerMessage | FlavoursAnswerMessage>(key: (requestId: string) => string, body: (requestId: string) => Body, deadline?: { at: number; error: () => EdgeshifuError }): Promise<A> {
-    const requestId = `${this.self}.${randomUUID()}`;
+  private async request<A extends SaleAnswerMessage | FlavoursAnswerMessage>(key: (requestId: string) => string, body: (requestId: string) => Body, deadline?: { at: number; error: () => EdgeshifuError }, requestId = this.newRequestId()): Promise<A> {
     const attempts = this.o.attempts ?? 5;
+    const stopped = (): EdgeshifuError => new EdgeshifuError('unavailable', `${this.self} is stopping; request ${requestId} not answered`);
     for (let attempt = 0; attempt < attempts; attempt += 1) {
+      if (this.stopping.signal.aborted) throw stopped();
       const wait = Math.min((this.o.replyTimeoutMs ?? 2_000) * 2 ** attempt, deadline === undefined ? Number.POSITIVE_INFINITY : Math.max(0, deadline.at - this.now()));
-      const answer = await new Promise<A | undefined>((resolve) => {
-        const timer = setTimeout(() => { this.waiting.delete(key(requestId)); resolve(undefined); }, wait);
-        this.waiting.set(key(requestId), (a) => { clearTimeout(timer); this.waiting.delete(key(requestId)); resolve(a as A); });
+      const answer = await new Promise<A | 'stopped' | undefined>((resolve) => {
+        const done = (a: A | 'stopped' | undefined): void => { clearTimeout(timer); this.stopping.signal.removeEventListener('abort', abort); this.waiting.delete(key(requestId)); resolve(a); };
+        const abort = (): void => { done('stopped'); };
+        const timer = setTimeout(() => { done(undefined); }, wait);
+        this.stopping.signal.addEventListener('abort', abort);
+        this.waiting.set(key(requestId), (a) => { done(a as A); });
         this.send(this.o.topology.supernode, body(requestId)).catch(() => undefined);
       });
+      if (answer === 'stopped') throw stopped();
       if (answer !== undefined) return answer;
       if (deadline !== undefined && this.now() >= deadline.at) throw deadline.error();
     }
     throw new EdgeshifuError('unavailable', `no answer from supernode ${this.o.topology.supernode} after ${attempts} tries`);
+  }
+
+  /** A fresh request id (the seller knows a request by its buyer and this id). */
+  newRequestId(): string {
+    return `${this.self}.${randomUUID()}`;
   }
 
   /** LIST_FLAVOURS through this cluster's supernode. */
@@ -185,13 +202,16 @@ export class RearNode {
     return answer.flavours;
   }
 
-  /** RESERVE_FLAVOUR through the supernodes; a refusal is thrown with its kind. */
-  async reserve(flavour: Flavour, take: Take = {}): Promise<SaleAnswerMessage['transaction'] & object> {
+  /**
+   * RESERVE_FLAVOUR through the supernodes; a refusal is thrown with its kind. With `requestId`
+   * (one already sent, e.g. before a restart) the seller answers with the transaction it made for it.
+   */
+  async reserve(flavour: Flavour, take: Take = {}, requestId = this.newRequestId()): Promise<SaleAnswerMessage['transaction'] & object> {
     const sn = this.o.topology.supernode;
     const answer = await this.request<SaleAnswerMessage>((id) => `${id}/sale`, (requestId) => ({
       kind: 'rear-reserve', to: sn, requestId, path: [this.self], seller: flavour.owner.cluster, sellerDomain: flavour.owner.domain, flavourId: flavour.id, buyer: this.self,
       ...(take.partition === undefined ? {} : { partition: take.partition }), ...(take.units === undefined ? {} : { units: take.units }),
-    }));
+    }), undefined, requestId);
     if (answer.transaction === undefined) throw refusalError(answer);
     return answer.transaction;
   }

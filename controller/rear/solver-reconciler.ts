@@ -87,6 +87,8 @@ export class SolverReconciler {
   private readonly written = new Map<string, Written>();
   /** When each transaction this buyer holds expires on its seller (from the RESERVE's answer). */
   private readonly expiries = new Map<string, number>();
+  /** The request id of each attempt's RESERVE (by Reservation), while unanswered: a try again sends the same one. */
+  private readonly requests = new Map<string, string>();
 
   constructor(deps: SolverReconcilerDeps) {
     this.deps = deps;
@@ -155,7 +157,7 @@ export class SolverReconciler {
     if (state.transactionId !== undefined) this.expiries.delete(state.transactionId);
     // a not-found past the transaction's expiry is the reservation lapsing, not a refusal
     const expired = err.kind === 'not-found' && expiresAt !== undefined && this.now() >= expiresAt;
-    if (state.phase === 'Reserving' || state.phase === 'Purchasing') await this.deps.store?.settled(ref, expired ? 'Expired' : 'Refused', err.message);
+    if (state.phase === 'Reserving' || state.phase === 'Purchasing') await this.deps.store?.settled(ref, expired ? 'Expired' : 'Refused', err.message, state.flavourId);
     await step({ type: 'refused', step: state.phase !== 'Purchasing' ? 'reserve' : expired ? 'expiry' : 'purchase', message: err.message });
     return current().phase === 'Discovering' ? { requeueAfterMs: 100 } : {};
   }
@@ -219,8 +221,18 @@ export class SolverReconciler {
     if (flavour === undefined) throw new EdgeshifuError('not-found', `flavour ${flavourId ?? '?'} is no longer a known candidate`);
     const chosen = decide({ ...intent, remoteOnly: true }, this.deps.localFree(), [{ flavour, via: 'discovery', expiresAt: Number.MAX_SAFE_INTEGER }], this.now());
     const take = chosen.step === 'reserve' ? chosen.take : {};
-    await this.deps.store?.reserving(ref, flavour, take);
-    const transaction = await this.deps.node.reserve(flavour, take);
+    // one request id per attempt, recorded before the RESERVE leaves: a buyer that tries again,
+    // or restarts before the answer, sends the same one and the seller never holds a second transaction
+    const attempt = `${ref.namespace}/${ref.solver}/${String(ref.attempt)}/${flavour.id}`;
+    const requestId = this.requests.get(attempt) ?? await this.deps.store?.pendingRequest(ref, flavour.id) ?? this.deps.node.newRequestId();
+    this.requests.set(attempt, requestId);
+    await this.deps.store?.reserving(ref, flavour, take, requestId);
+    const transaction = await this.deps.node.reserve(flavour, take, requestId).catch((err: unknown) => {
+      // refused: this attempt is over (a transient failure is tried again with the same id)
+      if (!isEdgeshifuError(err) || !err.transient) this.requests.delete(attempt);
+      throw err;
+    });
+    this.requests.delete(attempt);
     if (!underCeiling(intent, transaction.price)) throw new EdgeshifuError('conflict', `the seller asks ${transaction.price.amount} ${transaction.price.currency} ${transaction.price.period}, above the ceiling`);
     const { transactionId, expiresAt } = transaction;
     this.expiries.set(transactionId, expiresAt);
@@ -238,7 +250,7 @@ export class SolverReconciler {
     const seller = { id: flavourId ?? '', owner: { cluster: provider ?? '', domain: at.domain ?? '' } };
     const signed = await this.deps.node.purchase(seller, bought, intent.durationMs, await this.expiryOf(ref, bought));
     this.expiries.delete(bought);
-    await this.deps.store?.settled(ref, 'Purchased', `contract ${signed.contract.contractId} bought`);
+    await this.deps.store?.settled(ref, 'Purchased', `contract ${signed.contract.contractId} bought`, flavourId);
     await step({ type: 'purchased', contractId: signed.contract.contractId });
     await this.deps.bought?.(solver.metadata?.namespace ?? '', solver.metadata?.name ?? '', signed);
   }

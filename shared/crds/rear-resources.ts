@@ -43,6 +43,7 @@ export const PEERING_CANDIDATE: ResourceDefinition = {
     { name: 'Provider', type: 'string', jsonPath: '.spec.flavor.owner.nodeID' },
     { name: 'Domain', type: 'string', jsonPath: '.spec.flavor.owner.domain' },
     { name: 'Via', type: 'string', jsonPath: '.spec.via' },
+    { name: 'Reserved By', type: 'string', jsonPath: '.status.reservedBy' },
     { name: 'Expires', type: 'date', jsonPath: '.spec.expiresAt' },
     AGE,
   ],

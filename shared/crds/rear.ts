@@ -89,7 +89,7 @@ export const PeeringCandidateSpec = Type.Object({
   via: ClusterId,
   expiresAt: Timestamp(),
 });
-export const PeeringCandidateStatus = Type.Object({ reservedBy: Type.Optional(Type.String({ maxLength: 253, description: 'The Solver holding it.' })) });
+export const PeeringCandidateStatus = Type.Object({ reservedBy: Type.Optional(Type.String({ maxLength: 317, description: 'The Solver whose reservation holds it, <namespace>/<name>; absent when none does.' })) });
 
 export const RESERVATION_PHASES = ['Reserving', 'Reserved', 'Purchased', 'Refused', 'Expired'] as const;
 export const ReservationSpec = Type.Object({
@@ -98,6 +98,7 @@ export const ReservationSpec = Type.Object({
   seller: ClusterId,
   partition: Type.Optional(RearQuantities),
   units: Type.Optional(Type.Integer({ minimum: 1 })),
+  requestID: Type.Optional(Type.String({ maxLength: 253, description: 'The RESERVE\'s request id, written before it is sent: a restarted buyer sends it again and the seller answers with the same transaction.' })),
 });
 export const ReservationStatus = Type.Object({
   phase: Type.Optional(StringEnum(RESERVATION_PHASES)),

@@ -80,7 +80,7 @@ test.serial('REAR adds exactly its own resources, and never secrets, nodes or po
   t.is(applied.code, 0, applied.stderr);
   const rear = [
     ...['allocations', 'contracts', 'flavors', 'peeringcandidates', 'reservations', 'transactions'].map((r) => `${r}.shifu.edgenesis.io [] [] [get list watch create patch delete]`),
-    ...['allocations', 'contracts', 'reservations', 'solvers'].map((r) => `${r}.shifu.edgenesis.io/status [] [] [patch]`),
+    ...['allocations', 'contracts', 'peeringcandidates', 'reservations', 'solvers'].map((r) => `${r}.shifu.edgenesis.io/status [] [] [patch]`),
     'solvers.shifu.edgenesis.io [] [] [get list watch]',
   ];
   t.deepEqual(await extraGrants(kube, 'apps'), [...CLUSTER_WIDE, ...rear].sort());

@@ -2,7 +2,7 @@
 // (the flavour whole, who told of it, its expiry), Reservations a Solver's attempts and the
 // seller's expiry a restarted buyer waits by.
 import test from 'ava';
-import { candidateChanges, candidateObject, candidatesOf, expiryOf, flavourOf, reservationName, reservationObject, type ReservationObject } from '../../controller/rear/buyer-objects.ts';
+import { candidateChanges, candidateObject, candidatesOf, expiryOf, flavourOf, pendingRequestOf, reservationName, reservationObject, type ReservationObject } from '../../controller/rear/buyer-objects.ts';
 import { remember } from '../../controller/rear/core/discovery.ts';
 import { catalogue, EMPTY_BOOK } from '../../controller/rear/core/provider.ts';
 import { flavorSpec } from '../../controller/rear/flavor-publisher.ts';
@@ -40,12 +40,19 @@ test('the cache\'s changes are candidates to write and names to delete', (t) => 
 
 test('a Reservation per attempt, owned by its Solver; its expiry only for the transaction it names', (t) => {
   if (part === undefined) return t.fail('no flavour');
-  const o = reservationObject({ solver: 'web', uid: 'u-1', attempt: 2, namespace: 'apps', flavour: part, take: { partition: r(1000, 1024, 1) } });
-  t.like(o, { kind: 'Reservation', metadata: { name: 'web-2', namespace: 'apps', labels: { 'rear.edgeshifu.io/solver': 'web' }, ownerReferences: [{ kind: 'Solver', name: 'web', uid: 'u-1' }] }, spec: { solver: 'web', flavorID: part.id, seller: 'prov-1', partition: { cpu: '1000m', memory: '1024Mi', pods: '1' } } });
+  const o = reservationObject({ solver: 'web', uid: 'u-1', attempt: 2, namespace: 'apps', flavour: part, take: { partition: r(1000, 1024, 1) }, requestId: 'cons-1.r1' });
+  t.like(o, { kind: 'Reservation', metadata: { name: 'web-2', namespace: 'apps', labels: { 'rear.edgeshifu.io/solver': 'web' }, ownerReferences: [{ kind: 'Solver', name: 'web', uid: 'u-1' }] }, spec: { solver: 'web', flavorID: part.id, seller: 'prov-1', partition: { cpu: '1000m', memory: '1024Mi', pods: '1' }, requestID: 'cons-1.r1' } });
   t.is(reservationName('x'.repeat(253), 12).length, 253);
   const reserved: ReservationObject = { ...o, status: { phase: 'Reserved', transactionID: 'tx-1', expiresAt: '2026-11-27T08:00:03.000Z' } };
   t.is(expiryOf(reserved, 'tx-1'), Date.parse('2026-11-27T08:00:03.000Z'));
   t.is(expiryOf(reserved, 'tx-2'), undefined, 'another transaction\'s expiry is not this one\'s');
   t.is(expiryOf(o, 'tx-1'), undefined);
   t.is(expiryOf(undefined, 'tx-1'), undefined);
+  // the request id a restarted buyer sends again: only while the RESERVE is unanswered or held, and only for the same flavour
+  t.is(pendingRequestOf(o, part.id), 'cons-1.r1');
+  t.is(pendingRequestOf({ ...o, status: { phase: 'Reserving' } }, part.id), 'cons-1.r1');
+  t.is(pendingRequestOf(reserved, part.id), 'cons-1.r1');
+  t.is(pendingRequestOf(reserved, 'another-flavour'), undefined, 'another flavour is another request');
+  for (const phase of ['Purchased', 'Refused', 'Expired'] as const) t.is(pendingRequestOf({ ...o, status: { phase } }, part.id), undefined, `${phase}: settled, a new request`);
+  t.is(pendingRequestOf(undefined, part.id), undefined);
 });

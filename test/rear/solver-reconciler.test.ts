@@ -9,6 +9,10 @@ import { createLogger } from '../../shared/log.ts';
 import { Registry } from '../../shared/prometheus.ts';
 import { API_VERSION } from '../../shared/crds/resources.ts';
 import { SolverReconciler, type Solver } from '../../controller/rear/solver-reconciler.ts';
+import { BuyerStore } from '../../controller/rear/buyer-store.ts';
+import type { PeeringCandidateObject } from '../../controller/rear/buyer-objects.ts';
+import type { PurchaseRequest } from '../../controller/rear/core/provider.ts';
+import type { SignedContract } from '../../controller/rear/contract-signing.ts';
 import type { DiscoveryRetryPolicy } from '../../controller/rear/core/discovery-retry.ts';
 import { freshNamespace, sharedKube, type Kube } from '../support/cluster.ts';
 import { installCrds } from '../support/crds.ts';
@@ -17,7 +21,7 @@ import { waitFor } from '../support/wait.ts';
 import { r } from './fixtures.ts';
 import { federation, get } from './support.ts';
 
-async function consumer(t: ExecutionContext, kube: Kube, namespace: string, options: { free?: ReturnType<typeof r>; discoveryRetry?: DiscoveryRetryPolicy } = {}): Promise<{ phases: string[] }> {
+async function consumer(t: ExecutionContext, kube: Kube, namespace: string, options: { free?: ReturnType<typeof r>; discoveryRetry?: DiscoveryRetryPolicy; store?: boolean } = {}): Promise<{ phases: string[]; c: Awaited<ReturnType<typeof federation>>['c'] }> {
   const { free = r(0, 0), discoveryRetry } = options;
   await installCrds(kube);
   const established = await kubectl(kube.kubeconfigPath, ['wait', '--for=condition=Established', '--timeout=60s', 'crd/solvers.shifu.edgenesis.io']);
@@ -31,11 +35,14 @@ async function consumer(t: ExecutionContext, kube: Kube, namespace: string, opti
   const note = (s: Solver): void => { const p = `${s.status?.phase ?? ''}/${s.status?.reason ?? ''}`; if (s.status?.phase !== undefined && phases.at(-1) !== p) phases.push(p); };
   solvers.on('add', note);
   solvers.on('update', note);
-  const reconciler = new SolverReconciler({ client, solvers, node: get(c, 'cons-1').node, localFree: () => free, ...(discoveryRetry === undefined ? {} : { discoveryRetry }), logger: createLogger('test', { level: process.env.EDGESHIFU_TEST_DEBUG === undefined ? 'silent' : 'debug' }), registry: new Registry() });
+  // the buyer's candidates and reservations as resources, PeeringCandidates in the test's namespace
+  const store = options.store === true ? { store: new BuyerStore({ client, namespace, buyer: 'cons-1' }) } : {};
+  const reconciler = new SolverReconciler({ client, solvers, node: get(c, 'cons-1').node, localFree: () => free, ...store, ...(discoveryRetry === undefined ? {} : { discoveryRetry }), logger: createLogger('test', { level: process.env.EDGESHIFU_TEST_DEBUG === undefined ? 'silent' : 'debug' }), registry: new Registry() });
   await solvers.start();
-  await reconciler.start();
+  // the store's first read is tried again while the API server sets a CRD's storage up again (429: the tests install CRDs side by side)
+  await waitFor('the reconciler started', async () => { await reconciler.start(); return true; });
   t.teardown(async () => { await reconciler.stop(); await solvers.stop(); });
-  return { phases };
+  return { phases, c };
 }
 
 async function createSolver(kube: Kube, namespace: string, name: string, spec: Record<string, unknown>): Promise<void> {
@@ -89,4 +96,33 @@ test('a ceiling below every offer: discovery finds nothing that fits; the Solver
   t.true(phases.includes('Pending/NoFlavourFound') && phases.includes('Discovering/WaitingForDiscovery'), phases.join(' → '));
   const printed = await kubectl(kube.kubeconfigPath, ['get', 'solvers', '-n', namespace]);
   t.regex(printed.stdout, /too-cheap\s+Failed\s+DeadlineExceeded/);
+});
+
+test('the PeeringCandidate a Solver reserves names it in status.reservedBy until the reservation ends', async (t) => {
+  const kube = await sharedKube();
+  const namespace = await freshNamespace(t, kube, 'rear');
+  const { c } = await consumer(t, kube, namespace, { store: true });
+  const market = get(c, 'prov-1').market;
+  if (market === undefined) throw new Error('prov-1 sells nothing');
+  // the purchase waits until released, so the reservation is seen held
+  const purchase = market.purchase.bind(market);
+  let release = (): void => undefined;
+  const gate = new Promise<void>((resolve) => { release = resolve; });
+  market.purchase = async (request: PurchaseRequest): Promise<SignedContract> => { await gate; return purchase(request); };
+  const candidates = async (): Promise<PeeringCandidateObject[]> => ((await kube.custom.listNamespacedCustomObject({ group: 'shifu.edgenesis.io', version: 'v1alpha1', namespace, plural: 'peeringcandidates' })) as { items: PeeringCandidateObject[] }).items;
+  const reservedBy = async (flavour: string): Promise<string | undefined> => (await candidates()).find((x) => x.metadata?.name === flavour)?.status?.reservedBy;
+  // a read the API server answers (429 while a CRD's storage is set up again: another test installs CRDs too)
+  const read = async <T>(what: string, get: () => Promise<T>): Promise<T> => (await waitFor(what, async () => ({ value: await get() }))).value;
+
+  await createSolver(kube, namespace, 'hold', { resources: { cpu: '1', memory: '1Gi', pods: 1 }, durationSeconds: 600, remoteOnly: true });
+  const purchasing = await waitFor('the Solver waiting for its purchase', async () => { const s = await statusOf(kube, namespace, 'hold'); return s?.phase === 'Purchasing' ? s : undefined; });
+  const flavour = purchasing.flavorID ?? '';
+  t.is(await read('the candidate', () => reservedBy(flavour)), `${namespace}/hold`, 'the candidate names the Solver reserving it');
+  t.deepEqual((await read('the candidates', candidates)).filter((x) => x.metadata?.name !== flavour && x.status?.reservedBy !== undefined), [], 'no other candidate is reserved');
+  const printed = await waitFor('kubectl get peeringcandidates', async () => { const p = await kubectl(kube.kubeconfigPath, ['get', 'peeringcandidates', '-n', namespace]); return p.code === 0 ? p : undefined; });
+  t.regex(printed.stdout, new RegExp(`${flavour}\\s+prov-1\\s+domain-b\\s+\\S+\\s+${namespace}/hold`));
+
+  release();
+  await waitFor('the Solver to hold a contract', async () => { const s = await statusOf(kube, namespace, 'hold'); return s?.phase === 'Peering' ? s : undefined; });
+  t.is(await read('the candidate', () => reservedBy(flavour)), undefined, 'the reservation ended in a purchase: the candidate is no longer reserved');
 });
