@@ -3,8 +3,8 @@
 // The test holds b's write of the hosted Deployment and sees the Service written meanwhile; the
 // code before wrote the Service only once the Deployment's write returned (the wait ran out).
 import test from 'ava';
-import { KubeClient } from '../../shared/kube/client.ts';
 import { waitFor } from '../support/wait.ts';
+import { holdRequests } from './held-requests.ts';
 import { createApp, readApp, startFederation, twoComponentApp } from './support.ts';
 
 test.serial('a host writes a hosted component\'s Deployment and Service side by side', async (t) => {
@@ -15,33 +15,19 @@ test.serial('a host writes a hosted component\'s Deployment and Service side by 
 
   // writes to b's hosted namespace, in order; Deployments there wait until released
   const writes: string[] = [];
-  const held: Array<() => void> = [];
-  let holding = true;
-  const original = Reflect.get<KubeClient, 'request'>(KubeClient.prototype, 'request');
-  KubeClient.prototype.request = async function holdingDeployments<T>(this: KubeClient, method: string, path: string, options?: Parameters<KubeClient['request']>[2]): Promise<T> {
-    const hosted = /\/namespaces\/drone-a\/(deployments|services)\/([^/?]+)$/.exec(path);
-    if (method === 'PATCH' && hosted !== null) {
-      writes.push(`${hosted[1] ?? ''}/${hosted[2] ?? ''}`);
-      if (holding && hosted[1] === 'deployments') await new Promise<void>((resolve) => { held.push(resolve); });
-    }
-    return original.call(this, method, path, options) as Promise<T>;
-  };
-  const release = (): void => {
-    holding = false;
-    for (const go of held.splice(0)) go();
-  };
-  t.teardown(() => {
-    release();
-    KubeClient.prototype.request = original;
+  const hostedWrite = (method: string, path: string): RegExpExecArray | null => (method === 'PATCH' ? /\/namespaces\/drone-a\/(deployments|services)\/([^/?]+)$/.exec(path) : null);
+  const held = holdRequests(t, (method, path) => hostedWrite(method, path)?.[1] === 'deployments', (method, path) => {
+    const hosted = hostedWrite(method, path);
+    if (hosted !== null) writes.push(`${hosted[1] ?? ''}/${hosted[2] ?? ''}`);
   });
 
   const body = twoComponentApp('shop', { cpu: '100m', memory: '64Mi' }) as { spec: Record<string, unknown> };
   body.spec.offload = true;
   await createApp(a.kube, body);
-  const deployment = await waitFor('a hosted Deployment\'s write held', () => (held.length > 0 ? writes.find((w) => w.startsWith('deployments/')) : undefined), { timeoutMs: 30_000, intervalMs: 20 });
+  const deployment = await waitFor('a hosted Deployment\'s write held', () => (held.count() > 0 ? writes.find((w) => w.startsWith('deployments/')) : undefined), { timeoutMs: 30_000, intervalMs: 20 });
   const name = deployment.slice('deployments/'.length);
   await waitFor('its Service written while the Deployment\'s write is held', () => (writes.includes(`services/${name}`) ? true : undefined), { timeoutMs: 15_000, intervalMs: 20 });
-  t.true(holding, 'the Deployment\'s write had not returned');
-  release();
+  t.true(held.holding(), 'the Deployment\'s write had not returned');
+  held.release();
   await waitFor('shop RUNNING', async () => ((await readApp(a.kube, 'shop'))?.status?.phase === 'RUNNING' ? true : undefined), { timeoutMs: 60_000 });
 });

@@ -4,8 +4,8 @@
 // the lease went out after that write, so b never heard go while the write was held (the wait ran
 // out).
 import test from 'ava';
-import { KubeClient } from '../../shared/kube/client.ts';
 import { waitFor } from '../support/wait.ts';
+import { holdRequests } from './held-requests.ts';
 import { createApp, readApp, startFederation, twoComponentApp } from './support.ts';
 
 test.serial('a host hears go before the origin has written its deployment\'s status', async (t) => {
@@ -16,32 +16,18 @@ test.serial('a host hears go before the origin has written its deployment\'s sta
   await waitFor('a to hear b', () => (origin.federation.agent.providers().includes('b') ? true : undefined), { timeoutMs: 30_000 });
 
   // a's status writes that say PENDING or later wait until released
-  const held: Array<() => void> = [];
-  let holding = true;
-  const original = Reflect.get<KubeClient, 'request'>(KubeClient.prototype, 'request');
-  KubeClient.prototype.request = async function holdingWrites<T>(this: KubeClient, method: string, path: string, options?: Parameters<KubeClient['request']>[2]): Promise<T> {
+  const held = holdRequests(t, (method, path, options) => {
     const phase = (options?.body as { status?: { phase?: string } } | undefined)?.status?.phase;
-    if (holding && method === 'PATCH' && path.includes('/dronefederateddeployments/') && path.endsWith('/status') && phase !== undefined && phase !== 'SCHEDULING') {
-      await new Promise<void>((resolve) => { held.push(resolve); });
-    }
-    return original.call(this, method, path, options) as Promise<T>;
-  };
-  const release = (): void => {
-    holding = false;
-    for (const go of held.splice(0)) go();
-  };
-  t.teardown(() => {
-    release();
-    KubeClient.prototype.request = original;
+    return method === 'PATCH' && path.includes('/dronefederateddeployments/') && path.endsWith('/status') && phase !== undefined && phase !== 'SCHEDULING';
   });
 
   const body = twoComponentApp('shop', { cpu: '100m', memory: '64Mi' }) as { spec: Record<string, unknown> };
   body.spec.offload = true;
   await createApp(a.kube, body);
   const db = await waitFor('db told to start on b', () => host.hostRequests.list().find((r) => r.spec.component === 'db' && r.spec.launch === true), { timeoutMs: 30_000, intervalMs: 20 });
-  t.true(held.length > 0, 'a\'s PENDING write is held');
+  t.true(held.count() > 0, 'a\'s PENDING write is held');
   t.is((await readApp(a.kube, 'shop'))?.status?.phase, 'SCHEDULING', 'a has not written PENDING yet');
   t.is(db.spec.launch, true);
-  release();
+  held.release();
   await waitFor('shop RUNNING', async () => ((await readApp(a.kube, 'shop'))?.status?.phase === 'RUNNING' ? true : undefined), { timeoutMs: 60_000 });
 });
