@@ -96,13 +96,13 @@ export class OriginReclaim {
 
   /** Components seen LAUNCHED (here or on their host) are told to the agent once: reclaim moves them only if the deployment is movable. */
   launched(key: string, dfd: DroneFederatedDeployment, status: Status): void {
+    const told = this.pinned.get(key) ?? new Set<string>();
+    this.pinned.set(key, told);
     for (const c of status.components ?? []) {
       if (c.phase !== 'LAUNCHED' || c.app === undefined || c.cluster === undefined) continue;
       const id = `${c.app}/${c.name}@${c.cluster}`;
-      const told = this.pinned.get(key) ?? new Set<string>();
       if (told.has(id)) continue;
       told.add(id);
-      this.pinned.set(key, told);
       this.deps.agent.launched({ origin: this.deps.cluster, app: c.app, component: c.name, movable: dfd.spec.movable === true });
     }
   }
