@@ -44,3 +44,20 @@ export async function listed<T>(kube: Kube, plural: string, namespace = 'edgeshi
   const list = await kube.custom.listNamespacedCustomObject({ group: 'shifu.edgenesis.io', version: 'v1alpha1', namespace, plural }) as { items: T[] };
   return list.items;
 }
+
+export interface ThreeDomains { cons: Member; sn: Member; prov: Member; snC: Member; consC: Member }
+
+/** A third domain too: sn-c its supernode, cons-c its member; the three supernodes know each other. */
+export async function rearThreeDomains(t: ExecutionContext): Promise<ThreeDomains> {
+  const common = ['--rear-reply-timeout-ms', '5000', '--rear-cache-ttl-seconds', '600'];
+  const [cons, sn, prov, snC, consC] = await startFederation(t, [
+    { id: 'cons-a', cpu: '1', memory: '2Gi', args: ['--rear-domain', 'domain-a', '--rear-supernode', 'sn-a', ...common] },
+    { id: 'sn-a', cpu: '1', memory: '2Gi', args: ['--rear-domain', 'domain-a', '--rear-members', 'cons-a', '--rear-supernodes', 'domain-b=prov-b,domain-c=sn-c', ...common] },
+    { id: 'prov-b', cpu: '8', memory: '16Gi', args: ['--rear-domain', 'domain-b', '--rear-supernodes', 'domain-a=sn-a,domain-c=sn-c', ...common] },
+    { id: 'sn-c', cpu: '1', memory: '2Gi', args: ['--rear-domain', 'domain-c', '--rear-members', 'cons-c', '--rear-supernodes', 'domain-a=sn-a,domain-b=prov-b', ...common] },
+    { id: 'cons-c', cpu: '1', memory: '2Gi', args: ['--rear-domain', 'domain-c', '--rear-supernode', 'sn-c', ...common] },
+  ], { signed: true });
+  if (cons === undefined || sn === undefined || prov === undefined || snC === undefined || consC === undefined) throw new Error('no federation');
+  await waitFor('prov-b to sell its slice', () => ((rearOf(prov).market?.flavours().length ?? 0) > 0 ? true : undefined), { timeoutMs: 60_000 });
+  return { cons, sn, prov, snC, consC };
+}
