@@ -7,14 +7,11 @@ import type { ContractObject, TransactionObject } from '../../controller/rear/bo
 import { SOLD_APP_PREFIX } from '../../controller/drone/host-ledger.ts';
 import { waitFor } from '../support/wait.ts';
 import { startMember } from '../offload/support.ts';
-import { listed, rearFederation, rearOf } from './controllers.ts';
+import { listed, rearFederation, rearOf, reserveFromProv } from './controllers.ts';
 
 test('a Transaction left beside its Contract by a half-done write is settled when the seller restarts: the capacity is held once', async (t) => {
   const { cons, prov } = await rearFederation(t, ['--rear-reservation-seconds', '600']);
-  const buyer = rearOf(cons).node;
-  const [flavour] = await waitFor('discovery to find prov-b', async () => { const f = await buyer?.discover({ bounds: { cpu: { min: 1000 } } }); return f !== undefined && f.length > 0 ? f : undefined; }, { timeoutMs: 60_000 });
-  if (flavour === undefined || buyer === undefined) throw new Error('nothing found');
-  const transaction = await buyer.reserve(flavour, { partition: { cpu: 1000, memory: 1024, pods: 1, storage: 0, gpu: 0 } });
+  const { buyer, flavour, transaction } = await reserveFromProv(cons);
   const [stored] = await listed<TransactionObject>(prov.kube, 'transactions');
   if (stored === undefined) throw new Error('no Transaction stored');
   const signed = await buyer.purchase(flavour, transaction.transactionId, 600_000);

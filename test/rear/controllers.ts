@@ -4,6 +4,8 @@
 import type { ExecutionContext } from 'ava';
 import type { Solver } from '../../controller/rear/solver-reconciler.ts';
 import type { RearService } from '../../controller/rear/manager.ts';
+import type { RearNode } from '../../controller/rear/rear-node.ts';
+import type { Flavour } from '../../controller/rear/core/model.ts';
 import { API_VERSION } from '../../shared/crds/resources.ts';
 import type { Kube } from '../support/cluster.ts';
 import { waitFor } from '../support/wait.ts';
@@ -60,4 +62,13 @@ export async function rearThreeDomains(t: ExecutionContext): Promise<ThreeDomain
   if (cons === undefined || sn === undefined || prov === undefined || snC === undefined || consC === undefined) throw new Error('no federation');
   await waitFor('prov-b to sell its slice', () => ((rearOf(prov).market?.flavours().length ?? 0) > 0 ? true : undefined), { timeoutMs: 60_000 });
   return { cons, sn, prov, snC, consC };
+}
+
+/** cons-a's agent reserves 1000m of prov-b's flavour, found by discovery (no Solver). */
+export async function reserveFromProv(cons: Member): Promise<{ buyer: RearNode; flavour: Flavour; transaction: Awaited<ReturnType<RearNode['reserve']>> }> {
+  const buyer = rearOf(cons).node;
+  const [flavour] = await waitFor('discovery to find prov-b', async () => { const f = await buyer?.discover({ bounds: { cpu: { min: 1000 } } }); return f !== undefined && f.length > 0 ? f : undefined; }, { timeoutMs: 60_000 });
+  if (flavour === undefined || buyer === undefined) throw new Error('nothing found');
+  const transaction = await buyer.reserve(flavour, { partition: { cpu: 1000, memory: 1024, pods: 1, storage: 0, gpu: 0 } });
+  return { buyer, flavour, transaction };
 }
