@@ -77,10 +77,15 @@ export function contractOf(o: ContractObject): { contract: Contract; signatures:
   };
 }
 
-/** The book a restarted seller takes back: live transactions, Active contracts not yet ended. */
+/**
+ * The book a restarted seller takes back: live transactions, Active contracts not yet ended. A
+ * transaction a contract was made from (in any phase) is settled: a purchase whose write stopped
+ * after the Contract, before the Transaction's delete, left both, and holding both is an undersell.
+ */
 export function bookOf(transactions: readonly TransactionObject[], contracts: readonly ContractObject[], now: number): Book {
+  const purchased = new Set(contracts.map((c) => c.spec.transactionID));
   return {
-    transactions: transactions.map(transactionOf).filter((t): t is Transaction => t !== undefined && t.expiresAt > now),
+    transactions: transactions.map(transactionOf).filter((t): t is Transaction => t !== undefined && t.expiresAt > now && !purchased.has(t.transactionId)),
     contracts: contracts.filter((c) => (c.status?.phase ?? 'Active') === 'Active').map((c) => contractOf(c).contract).filter((c) => c.expiresAt > now),
   };
 }

@@ -47,7 +47,7 @@ export class BookStore {
     const contracts = await this.o.client.request<KubernetesListObject<ContractObject>>('GET', this.path('contracts'), { query });
     const now = (this.o.clock ?? Date.now)();
     this.last = bookOf(transactions.items, contracts.items, now);
-    // what ended while no seller ran is retired now
+    // what ended while no seller ran, and a Transaction left by a purchase's half-done write, is retired now
     const live = new Set([...this.last.transactions.map((t) => t.transactionId)]);
     for (const t of transactions.items) if (!live.has(t.spec.transactionID)) await this.remove('transactions', t.spec.transactionID);
     const active = new Set(this.last.contracts.map((c) => c.contractId));

@@ -22,7 +22,7 @@ import { BookStore } from './book-store.ts';
 import { BuyerRecords, SOLVER_LABEL } from './buyer-records.ts';
 import { BuyerStore } from './buyer-store.ts';
 import { sellerSigns } from './contract-signing.ts';
-import type { Contract, RearResources } from './core/model.ts';
+import type { Contract, Flavour, RearResources } from './core/model.ts';
 import type { Book } from './core/provider.ts';
 import { droneHeld, ledgerSync } from './core/shared-slice.ts';
 import { contractEnd } from './core/solver-phases.ts';
@@ -58,6 +58,8 @@ export class RearService {
   private publisher?: FlavorPublisher;
   private timer?: NodeJS.Timeout;
   private published = '';
+  /** The flavour ids on sale at the last tick: those that leave it are told to the supernodes. */
+  private onSale: ReadonlySet<string> = new Set();
   private ticking = false;
   private routes?: HttpRoute;
   private peering?: Peering;
@@ -95,6 +97,8 @@ export class RearService {
       persist: async (next) => {
         const withdrawn = await store.persist(next);
         for (const c of withdrawn) this.tellWithdrawn(c);
+        // what is on sale changed (a reservation takes a flavour's id off sale): told at once, not at the next tick
+        setImmediate(() => { void this.tick(); });
       },
       countersigned: (signed) => store.countersigned(signed.contract.contractId, signed.signatures.buyer ?? ''),
     });
@@ -172,6 +176,15 @@ export class RearService {
     });
   }
 
+  /** The ids that left sale since the last tick, told to the supernodes (their cached copies would send buyers to nothing). */
+  private tellGone(flavours: readonly Flavour[]): void {
+    const now = new Set(flavours.map((f) => f.id));
+    const gone = [...this.onSale].filter((id) => !now.has(id));
+    this.onSale = now;
+    if (gone.length === 0 || this.node === undefined) return;
+    this.node.tellGone(gone).catch((err: unknown) => { this.deps.logger.warn({ flavours: gone, err: errorMessage(err) }, 'supernodes not told of flavours gone'); });
+  }
+
   /** REAR's holdings into DRONE's host ledger: exactly the live transactions and contracts. */
   private syncLedger(book: Book): void {
     const agent = this.deps.federation.agent;
@@ -191,6 +204,7 @@ export class RearService {
       const due = market.nextExpiry();
       if (due !== undefined && due <= Date.now()) await market.sweep();
       const flavours = market.flavours();
+      this.tellGone(flavours);
       const ids = flavours.map((f) => f.id).join(',');
       if (ids !== this.published) {
         await this.publisher?.sync(flavours);

@@ -9,12 +9,14 @@ import { EdgeshifuError, errorMessage, isEdgeshifuError } from '../../shared/err
 import type { Keyring } from '../../shared/bus/signing.ts';
 import type { Logger } from '../../shared/log.ts';
 import { buyerCountersigns, type SignedContract } from './contract-signing.ts';
-import { forget, mergeAnswers, remember, supernodeAnswer, type CandidateCache } from './core/discovery.ts';
-import type { Flavour, Take, Transaction } from './core/model.ts';
+import { firstSight, forget, forgetGone, mergeAnswers, remember, supernodeAnswer, type CandidateCache } from './core/discovery.ts';
+import type { Flavour, Take } from './core/model.ts';
 import type { Selector } from './core/selector.ts';
-import { answerHop, isSupernode, nextHop, whomToAsk, type Topology } from './flows/routing.ts';
+import { answerHop, goneTargets, isSupernode, nextHop, whomToAsk, type Topology } from './flows/routing.ts';
 import type { Market } from './market.ts';
-import type { ContractEndedMessage, CountersignContractMessage, FlavoursAnswerMessage, ListFlavoursMessage, PurchaseFlavourMessage, RearMessage, ReserveFlavourMessage, SaleAnswerMessage } from './messages/index.ts';
+import { refusalError, strip, takeOf, wireTransaction } from './sale-wire.ts';
+import { GONE_IDS_MAX } from './messages/flavour-gone.ts';
+import type { ContractEndedMessage, CountersignContractMessage, FlavourGoneMessage, FlavoursAnswerMessage, ListFlavoursMessage, PurchaseFlavourMessage, RearMessage, ReserveFlavourMessage, SaleAnswerMessage } from './messages/index.ts';
 
 /** What a purchase is addressed by: the flavour's id and its seller (a Flavour, or a Solver's record of one). */
 export interface PurchaseTarget {
@@ -46,6 +48,8 @@ type Waiter = (answer: SaleAnswerMessage | FlavoursAnswerMessage) => void;
 export class RearNode {
   private readonly o: RearNodeOptions;
   private cache: CandidateCache = new Map();
+  /** Flavour-gone notices seen (by seller and notice id), until when kept. */
+  private notices: ReadonlyMap<string, number> = new Map();
   private readonly waiting = new Map<string, Waiter>();
   /** Stopping ends every request still waiting (a stopping controller does not wait out its resends). */
   private readonly stopping = new AbortController();
@@ -79,6 +83,7 @@ export class RearNode {
       else if (m.kind === 'rear-flavours') this.waiting.get(`${m.requestId}/${m.sender}`)?.(m);
       else if (m.kind === 'rear-sale') await this.onSaleAnswer(m);
       else if (m.kind === 'rear-contract-ended') await this.onContractEnded(m);
+      else if (m.kind === 'rear-flavour-gone') await this.onFlavourGone(m);
       else if (m.kind === 'rear-reserve' || m.kind === 'rear-purchase' || m.kind === 'rear-countersign') await this.onSale(m);
       // rear-pod and rear-pod-status are the peering's (peering/)
     } catch (err) {
@@ -158,6 +163,32 @@ export class RearNode {
     const { to, path } = answerHop(this.self, m.path);
     if (to !== undefined) { await this.send(to, { ...strip(m), to, path } as Body); return; }
     if (m.buyer === this.self) await this.o.ended?.(m);
+  }
+
+  // SUPERNODE_FLAVOUR_GONE
+  private async onFlavourGone(m: FlavourGoneMessage): Promise<void> {
+    if (!isSupernode(this.o.topology) || m.path[0] !== m.seller || m.path.at(-1) !== m.sender) return;
+    if (!this.firstNotice(`${m.seller}/${m.noticeId}`)) return;
+    this.cache = forgetGone(this.cache, m.seller, m.flavourIds);
+    const path = [...m.path, this.self];
+    await Promise.all(goneTargets(this.o.topology, m.path).map((to) => this.send(to, { ...strip(m), to, path } as Body)));
+  }
+
+  private firstNotice(key: string): boolean {
+    const { seen, first } = firstSight(this.notices, key, this.now(), this.o.cacheTtlMs ?? 60_000);
+    this.notices = seen;
+    return first;
+  }
+
+  /** SELLER_FLAVOUR_GONE: these of this cluster's flavour ids left sale; the supernodes forget them. */
+  async tellGone(flavourIds: readonly string[]): Promise<void> {
+    this.cache = forgetGone(this.cache, this.self, flavourIds);
+    const to = goneTargets(this.o.topology, [this.self]);
+    for (let i = 0; i < flavourIds.length; i += GONE_IDS_MAX) {
+      const body = { kind: 'rear-flavour-gone' as const, noticeId: this.newRequestId(), seller: this.self, flavourIds: flavourIds.slice(i, i + GONE_IDS_MAX), path: [this.self] };
+      this.firstNotice(`${this.self}/${body.noticeId}`);
+      await Promise.all(to.map((target) => this.send(target, { ...body, to: target })));
+    }
   }
 
   /** The seller tells a buyer (by the path its purchase came) that a contract ended before its time. */
@@ -246,23 +277,4 @@ export class RearNode {
     }));
     if (answer.contract === undefined) throw refusalError(answer);
   }
-}
-
-function refusalError(answer: SaleAnswerMessage): EdgeshifuError {
-  return new EdgeshifuError(answer.refusal?.kind ?? 'internal', answer.refusal?.message ?? 'the seller answered nothing');
-}
-
-const ENVELOPE_FIELDS = ['v', 'id', 'sender', 'timestamp', 'hops', 'sig'] as const;
-
-/** The body of a message, without its envelope (a forwarder re-sends it under its own). */
-function strip(m: RearMessage): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(m).filter(([k]) => !(ENVELOPE_FIELDS as readonly string[]).includes(k)));
-}
-
-function takeOf(m: ReserveFlavourMessage): Take {
-  return { ...(m.partition === undefined ? {} : { partition: m.partition }), ...(m.units === undefined ? {} : { units: m.units }) };
-}
-
-function wireTransaction(t: Transaction): NonNullable<SaleAnswerMessage['transaction']> {
-  return { transactionId: t.transactionId, flavourId: t.flavourId, buyer: t.buyer, resources: t.resources, price: t.price, startTime: t.startTime, expiresAt: t.expiresAt };
 }

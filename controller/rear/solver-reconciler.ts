@@ -19,6 +19,8 @@ import type { Flavour, RearResources } from './core/model.ts';
 import { nextSolver, type SolverEvent, type SolverState } from './core/solver-phases.ts';
 import { intentOf, solverStatus, stateOf, type SolverSpecIn, type SolverStatusOut } from './core/solver-status.ts';
 import { decide, underCeiling, type Intent } from './core/solver.ts';
+import { aboveCeiling, finalRefusal, nextAfterRefusal, REFUSAL_RETRY, refusalClassOf } from './core/refusals.ts';
+import { SellerRefusal } from './sale-wire.ts';
 import type { RearNode } from './rear-node.ts';
 import type { SignedContract } from './contract-signing.ts';
 import { fromQuantities } from './quantities.ts';
@@ -147,19 +149,47 @@ export class SolverReconciler {
     return {};
   }
 
-  /** A refusal from the seller: the flavour forgotten, the Solver back to discovery or Failed. */
+  /**
+   * A refusal from the seller (core/refusals.ts): the flavour forgotten, the Solver back to
+   * discovery (after a delay, up to its deadline, when it has one), or Failed when waiting changes
+   * nothing. No answer is tried again with the same request, until the deadline.
+   */
   private async refused(err: unknown, solver: Solver, current: () => SolverState, step: (e: SolverEvent) => Promise<void>): Promise<ReconcileResult> {
-    if (!isEdgeshifuError(err) || err.transient) throw err;
+    if (!isEdgeshifuError(err)) throw err;
     const state = current();
+    const deadline = deadlineOf(solver);
+    const kind = refusalClassOf(err, (state.phase === 'Reserving' || state.phase === 'Purchasing') && err instanceof SellerRefusal);
+    if (kind === 'no-answer') {
+      if (deadline === undefined || this.now() < deadline) throw err;
+      await step({ type: 'blocked', reason: 'DeadlineExceeded', message: `${err.message}: no answer before the Solver's deadline (spec.activeDeadlineSeconds)` });
+      return {};
+    }
     const ref = reservationOf(solver, state);
     if (state.flavourId !== undefined) await this.candidatesNow(forget(this.candidates, state.flavourId));
+    if (state.transactionId !== undefined && kind === 'final') this.expiries.delete(state.transactionId);
+    if (kind === 'final') {
+      await this.deps.store?.settled(ref, 'Refused', err.message, state.flavourId);
+      await step({ type: 'blocked', ...finalRefusal(state.phase === 'Purchasing' ? 'purchase' : 'reserve', err.kind as 'forbidden' | 'invalid', state.provider ?? 'the provider', err.message) });
+      return {};
+    }
+    return this.again(err, ref, state, { deadline, current, step });
+  }
+
+  /** A refusal waiting may change: back to discovery, after a delay and up to the deadline when the Solver has one. */
+  private async again(err: EdgeshifuError, ref: ReservationRef, state: SolverState, on: { deadline: number | undefined; current: () => SolverState; step: (e: SolverEvent) => Promise<void> }): Promise<ReconcileResult> {
     const expiresAt = state.transactionId === undefined ? undefined : await this.expiryOf(ref, state.transactionId);
     if (state.transactionId !== undefined) this.expiries.delete(state.transactionId);
     // a not-found past the transaction's expiry is the reservation lapsing, not a refusal
     const expired = err.kind === 'not-found' && expiresAt !== undefined && this.now() >= expiresAt;
     if (state.phase === 'Reserving' || state.phase === 'Purchasing') await this.deps.store?.settled(ref, expired ? 'Expired' : 'Refused', err.message, state.flavourId);
-    await step({ type: 'refused', step: state.phase !== 'Purchasing' ? 'reserve' : expired ? 'expiry' : 'purchase', message: err.message });
-    return current().phase === 'Discovering' ? { requeueAfterMs: 100 } : {};
+    const now = this.now();
+    const retryAt = nextAfterRefusal(REFUSAL_RETRY, state.attempts, now, on.deadline);
+    if (retryAt === 'deadline') {
+      await on.step({ type: 'blocked', reason: 'DeadlineExceeded', message: `${err.message} (after ${state.attempts} attempts); the Solver's deadline (spec.activeDeadlineSeconds) has passed` });
+      return {};
+    }
+    await on.step({ type: 'refused', step: state.phase !== 'Purchasing' ? 'reserve' : expired ? 'expiry' : 'purchase', message: err.message, ...(retryAt === undefined ? {} : { retryAt }) });
+    return on.current().phase === 'Failed' ? {} : { requeueAfterMs: retryAt === undefined ? 100 : Math.max(1, retryAt - now) };
   }
 
   /** The seller ended the Solver's contract before its time: Failed, reason ContractEnded. */
@@ -216,7 +246,7 @@ export class SolverReconciler {
   }
 
   /** RESERVE the flavour chosen, recorded in a Reservation before it leaves and with the seller's expiry after; returns the transaction. */
-  private async reserve(ref: ReservationRef, intent: Intent, flavourId: string | undefined, step: (e: SolverEvent) => Promise<void>): Promise<string> {
+  private async reserve(ref: ReservationRef, intent: Intent, flavourId: string | undefined, step: (e: SolverEvent) => Promise<void>): Promise<string | undefined> {
     const flavour: Flavour | undefined = flavourId === undefined ? undefined : this.candidates.get(flavourId)?.flavour;
     if (flavour === undefined) throw new EdgeshifuError('not-found', `flavour ${flavourId ?? '?'} is no longer a known candidate`);
     const chosen = decide({ ...intent, remoteOnly: true }, this.deps.localFree(), [{ flavour, via: 'discovery', expiresAt: Number.MAX_SAFE_INTEGER }], this.now());
@@ -233,7 +263,13 @@ export class SolverReconciler {
       throw err;
     });
     this.requests.delete(attempt);
-    if (!underCeiling(intent, transaction.price)) throw new EdgeshifuError('conflict', `the seller asks ${transaction.price.amount} ${transaction.price.currency} ${transaction.price.period}, above the ceiling`);
+    if (!underCeiling(intent, transaction.price) && intent.maxPrice !== undefined) {
+      // asking again gets the same price: Failed, saying what to change (the transaction lapses at its expiry)
+      const blocked = aboveCeiling(flavour.owner.cluster, transaction.price, intent.maxPrice);
+      await this.deps.store?.settled(ref, 'Refused', blocked.message, flavour.id);
+      await step({ type: 'blocked', ...blocked });
+      return undefined;
+    }
     const { transactionId, expiresAt } = transaction;
     this.expiries.set(transactionId, expiresAt);
     await this.deps.store?.reserved(ref, transactionId, expiresAt);
@@ -246,6 +282,7 @@ export class SolverReconciler {
     const { flavourId, provider } = at.state;
     const ref = reservationOf(solver, at.state);
     const bought = at.state.phase === 'Reserving' ? await this.reserve(ref, intent, flavourId, step) : at.state.transactionId ?? '';
+    if (bought === undefined) return;
     // the seller and flavour are the Solver's own record: a restarted buyer purchases what it reserved, even once the candidate expired
     const seller = { id: flavourId ?? '', owner: { cluster: provider ?? '', domain: at.domain ?? '' } };
     const signed = await this.deps.node.purchase(seller, bought, intent.durationMs, await this.expiryOf(ref, bought));

@@ -8,7 +8,7 @@ import type { ContractObject, TransactionObject } from '../../controller/rear/bo
 import { SOLD_APP_PREFIX } from '../../controller/drone/host-ledger.ts';
 import { waitFor } from '../support/wait.ts';
 import { APPS, createApp, readApp, startMember, twoComponentApp } from '../offload/support.ts';
-import { createSolver, listed, rearFederation, rearOf, solverStatus } from './controllers.ts';
+import { createSolver, listed, rearFederation, rearOf, reserveFromProv, solverStatus } from './controllers.ts';
 
 test.serial('capacity REAR sells is not offered by DRONE\'s auction, and what DRONE hosts is not sold by REAR', async (t) => {
   const { cons, prov } = await rearFederation(t);
@@ -70,10 +70,7 @@ test.serial('capacity REAR sells is not offered by DRONE\'s auction, and what DR
 
 test.serial('a seller restarted between reserve and purchase still sells the purchase; an unpurchased reservation expires', async (t) => {
   const { cons, prov } = await rearFederation(t, ['--rear-reservation-seconds', '20']);
-  const buyer = rearOf(cons).node;
-  const [flavour] = await waitFor('discovery to find prov-b', async () => { const f = await buyer?.discover({ bounds: { cpu: { min: 1000 } } }); return f !== undefined && f.length > 0 ? f : undefined; }, { timeoutMs: 60_000 });
-  if (flavour === undefined || buyer === undefined) throw new Error('nothing found');
-  const transaction = await buyer.reserve(flavour, { partition: { cpu: 1000, memory: 1024, pods: 1, storage: 0, gpu: 0 } });
+  const { buyer, flavour, transaction } = await reserveFromProv(cons);
   const [stored] = await listed<TransactionObject>(prov.kube, 'transactions');
   t.like(stored?.spec, { transactionID: transaction.transactionId, buyer: 'cons-a', resources: { cpu: '1000m' } });
 

@@ -4,6 +4,8 @@
 import type { ExecutionContext } from 'ava';
 import type { Solver } from '../../controller/rear/solver-reconciler.ts';
 import type { RearService } from '../../controller/rear/manager.ts';
+import type { RearNode } from '../../controller/rear/rear-node.ts';
+import type { Flavour } from '../../controller/rear/core/model.ts';
 import { API_VERSION } from '../../shared/crds/resources.ts';
 import type { Kube } from '../support/cluster.ts';
 import { waitFor } from '../support/wait.ts';
@@ -43,4 +45,30 @@ export async function solverStatus(kube: Kube, name: string): Promise<Solver['st
 export async function listed<T>(kube: Kube, plural: string, namespace = 'edgeshifu-system'): Promise<T[]> {
   const list = await kube.custom.listNamespacedCustomObject({ group: 'shifu.edgenesis.io', version: 'v1alpha1', namespace, plural }) as { items: T[] };
   return list.items;
+}
+
+export interface ThreeDomains { cons: Member; sn: Member; prov: Member; snC: Member; consC: Member }
+
+/** A third domain too: sn-c its supernode, cons-c its member; the three supernodes know each other. */
+export async function rearThreeDomains(t: ExecutionContext): Promise<ThreeDomains> {
+  const common = ['--rear-reply-timeout-ms', '5000', '--rear-cache-ttl-seconds', '600'];
+  const [cons, sn, prov, snC, consC] = await startFederation(t, [
+    { id: 'cons-a', cpu: '1', memory: '2Gi', args: ['--rear-domain', 'domain-a', '--rear-supernode', 'sn-a', ...common] },
+    { id: 'sn-a', cpu: '1', memory: '2Gi', args: ['--rear-domain', 'domain-a', '--rear-members', 'cons-a', '--rear-supernodes', 'domain-b=prov-b,domain-c=sn-c', ...common] },
+    { id: 'prov-b', cpu: '8', memory: '16Gi', args: ['--rear-domain', 'domain-b', '--rear-supernodes', 'domain-a=sn-a,domain-c=sn-c', ...common] },
+    { id: 'sn-c', cpu: '1', memory: '2Gi', args: ['--rear-domain', 'domain-c', '--rear-members', 'cons-c', '--rear-supernodes', 'domain-a=sn-a,domain-b=prov-b', ...common] },
+    { id: 'cons-c', cpu: '1', memory: '2Gi', args: ['--rear-domain', 'domain-c', '--rear-supernode', 'sn-c', ...common] },
+  ], { signed: true });
+  if (cons === undefined || sn === undefined || prov === undefined || snC === undefined || consC === undefined) throw new Error('no federation');
+  await waitFor('prov-b to sell its slice', () => ((rearOf(prov).market?.flavours().length ?? 0) > 0 ? true : undefined), { timeoutMs: 60_000 });
+  return { cons, sn, prov, snC, consC };
+}
+
+/** cons-a's agent reserves 1000m of prov-b's flavour, found by discovery (no Solver). */
+export async function reserveFromProv(cons: Member): Promise<{ buyer: RearNode; flavour: Flavour; transaction: Awaited<ReturnType<RearNode['reserve']>> }> {
+  const buyer = rearOf(cons).node;
+  const [flavour] = await waitFor('discovery to find prov-b', async () => { const f = await buyer?.discover({ bounds: { cpu: { min: 1000 } } }); return f !== undefined && f.length > 0 ? f : undefined; }, { timeoutMs: 60_000 });
+  if (flavour === undefined || buyer === undefined) throw new Error('nothing found');
+  const transaction = await buyer.reserve(flavour, { partition: { cpu: 1000, memory: 1024, pods: 1, storage: 0, gpu: 0 } });
+  return { buyer, flavour, transaction };
 }

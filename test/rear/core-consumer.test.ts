@@ -1,5 +1,6 @@
 import test from 'ava';
-import { forget, mergeAnswers, prune, remember, supernodeAnswer } from '../../controller/rear/core/discovery.ts';
+import { firstSight, forget, forgetGone, mergeAnswers, prune, remember, supernodeAnswer } from '../../controller/rear/core/discovery.ts';
+import { goneTargets } from '../../controller/rear/flows/routing.ts';
 import { catalogue, EMPTY_BOOK } from '../../controller/rear/core/provider.ts';
 import { matches, validateSelector } from '../../controller/rear/core/selector.ts';
 import { contractEnd, INITIAL, nextSolver, type SolverState } from '../../controller/rear/core/solver-phases.ts';
@@ -131,6 +132,24 @@ test('supernode: own flavours first, then its cache, then the supernodes it know
   t.is(prune(cache, 10_000).size, 0);
   t.is(forget(cache, far.id).size, 0);
   t.deepEqual(mergeAnswers([[far, own], [own]]).map((f) => f.id), [far.id, own.id].sort());
+});
+
+test('a flavour gone: a supernode forgets only the named seller\'s ids, passes the notice once, never back along its path', (t) => {
+  const near = flavour(partitionable, 'prov-near');
+  const far = flavour(partitionable, 'prov-far');
+  const cache = remember(new Map(), { flavours: [near, far], via: 's2' }, 0, 10_000);
+  t.deepEqual([...forgetGone(cache, 'prov-far', [far.id]).keys()], [near.id]);
+  t.is(forgetGone(cache, 'prov-near', [far.id]), cache, 'another seller cannot make it forget prov-far\'s flavour');
+  t.is(forgetGone(cache, 'prov-far', ['unknown']), cache);
+  const sn = { self: 'sn-a', domain: 'a', supernode: 'sn-a', members: ['cons-a'], supernodes: new Map([['b', 'prov-b'], ['c', 'sn-c']]) };
+  t.deepEqual(goneTargets(sn, ['prov-b']), ['sn-c'], 'not back along the path');
+  t.deepEqual(goneTargets(sn, ['sn-a']), ['prov-b', 'sn-c'], 'the seller a supernode: every supernode it knows');
+  t.deepEqual(goneTargets(sn, ['prov-b', 'sn-c']), []);
+  t.deepEqual(goneTargets({ self: 'cons-a', domain: 'a', supernode: 'sn-a' }, ['cons-a']), ['sn-a'], 'the seller a member: its supernode');
+  const once = firstSight(new Map(), 'prov-b/n1', 0, 1_000);
+  t.true(once.first);
+  t.false(firstSight(once.seen, 'prov-b/n1', 500, 1_000).first, 'a notice that comes by a second way is not passed on again');
+  t.is(firstSight(once.seen, 'prov-b/n2', 1_000, 1_000).seen.size, 1, 'notices older than the cache\'s entries are dropped');
 });
 
 test('an empty discovery is tried again after a delay that doubles up to a cap, never past the Solver\'s deadline', (t) => {

@@ -4,6 +4,7 @@
 import test, { type ExecutionContext } from 'ava';
 import type { KubernetesListObject } from '@kubernetes/client-node';
 import { KubeClient } from '../../shared/kube/client.ts';
+import { EdgeshifuError } from '../../shared/errors.ts';
 import { Informer } from '../../shared/kube/informer.ts';
 import { createLogger } from '../../shared/log.ts';
 import { Registry } from '../../shared/prometheus.ts';
@@ -125,4 +126,54 @@ test('the PeeringCandidate a Solver reserves names it in status.reservedBy until
   release();
   await waitFor('the Solver to hold a contract', async () => { const s = await statusOf(kube, namespace, 'hold'); return s?.phase === 'Peering' ? s : undefined; });
   t.is(await read('the candidate', () => reservedBy(flavour)), undefined, 'the reservation ended in a purchase: the candidate is no longer reserved');
+});
+
+test('a seller that keeps refusing with conflict (a race): tried again, not forever; with a deadline Pending between attempts past the attempts, then DeadlineExceeded', async (t) => {
+  const kube = await sharedKube();
+  const namespace = await freshNamespace(t, kube, 'rear');
+  const { c, phases } = await consumer(t, kube, namespace);
+  const market = get(c, 'prov-1').market;
+  if (market === undefined) throw new Error('prov-1 sells nothing');
+  // every RESERVE finds the flavour short (as when another buyer's reservation took part of it), over the real broker
+  let refusals = 0;
+  market.reserve = (): Promise<never> => { refusals += 1; return Promise.reject(new EdgeshifuError('conflict', 'flavour f cannot hold 1000m cpu: short of cpu')); };
+  await createSolver(kube, namespace, 'no-deadline', { resources: { cpu: '1', memory: '1Gi' }, durationSeconds: 600, remoteOnly: true });
+  const ended = await waitFor('Failed after its attempts', async () => { const s = await statusOf(kube, namespace, 'no-deadline'); return s?.phase === 'Failed' ? s : undefined; });
+  t.like(ended, { reason: 'ReservationRefused', attempts: 3 });
+  t.regex(ended.message ?? '', /short of cpu \(after 3 attempts\)/);
+  t.is(refusals, 3, 'three RESERVEs, then no more');
+
+  await createSolver(kube, namespace, 'deadline', { resources: { cpu: '1', memory: '1Gi' }, durationSeconds: 600, remoteOnly: true, activeDeadlineSeconds: 6 });
+  const waiting = await waitFor('Pending until the next attempt', async () => { const s = await statusOf(kube, namespace, 'deadline'); return s?.phase === 'Pending' && s.reason === 'ReservationRefused' ? s : undefined; }, { intervalMs: 20 });
+  t.regex(waiting.message ?? '', /short of cpu \(\d+ attempts?\); next attempt at \d{4}-/);
+  t.truthy(waiting.nextAttemptTime);
+  const failed = await waitFor('Failed at the deadline', async () => { const s = await statusOf(kube, namespace, 'deadline'); return s?.phase === 'Failed' ? s : undefined; });
+  t.like(failed, { reason: 'DeadlineExceeded' });
+  t.regex(failed.message ?? '', /short of cpu \(after \d+ attempts\); the Solver's deadline/);
+  t.true((failed.attempts ?? 0) > 3, `tried until the deadline, not 3 times: ${failed.attempts ?? 0}`);
+  t.is(failed.nextAttemptTime, undefined);
+  t.true(phases.includes('Pending/ReservationRefused'), phases.join(' → '));
+});
+
+test('refusals waiting cannot change end the Solver Failed at once: a purchase longer than the seller sells, a seller that forbids this buyer', async (t) => {
+  const kube = await sharedKube();
+  const namespace = await freshNamespace(t, kube, 'rear');
+  const { c } = await consumer(t, kube, namespace, { store: true });
+  const market = get(c, 'prov-1').market;
+  if (market === undefined) throw new Error('prov-1 sells nothing');
+  // two days, the seller sells one at most (test/rear/fixtures.ts): its own answer, over the real broker
+  await createSolver(kube, namespace, 'too-long', { resources: { cpu: '1', memory: '1Gi' }, durationSeconds: 172_800, remoteOnly: true });
+  const invalid = await waitFor('Failed, PurchaseInvalid', async () => { const s = await statusOf(kube, namespace, 'too-long'); return s?.phase === 'Failed' ? s : undefined; });
+  t.like(invalid, { reason: 'PurchaseInvalid', attempts: 1 });
+  t.regex(invalid.message ?? '', /^prov-1 refused the request as invalid: contract duration must be .* at most 86400000 ms, got 172800000\. Trying again changes nothing: change the Solver's spec/);
+  const reservations = (await kube.custom.listNamespacedCustomObject({ group: 'shifu.edgenesis.io', version: 'v1alpha1', namespace, plural: 'reservations' }) as { items: Array<{ metadata?: { name?: string }; status?: { phase?: string } }> }).items;
+  t.deepEqual(reservations.map((x) => `${x.metadata?.name ?? ''}:${x.status?.phase ?? ''}`), ['too-long-1:Refused'], 'one reservation, refused');
+
+  let asked = 0;
+  market.reserve = (): Promise<never> => { asked += 1; return Promise.reject(new EdgeshifuError('forbidden', 'cons-1 may not buy here')); };
+  await createSolver(kube, namespace, 'not-here', { resources: { cpu: '1', memory: '1Gi' }, durationSeconds: 600, remoteOnly: true });
+  const forbidden = await waitFor('Failed, ReservationForbidden', async () => { const s = await statusOf(kube, namespace, 'not-here'); return s?.phase === 'Failed' ? s : undefined; });
+  t.like(forbidden, { reason: 'ReservationForbidden', attempts: 1 });
+  t.regex(forbidden.message ?? '', /^prov-1 refused this cluster: cons-1 may not buy here\. Trying again changes nothing: add prov-1 to spec\.deniedProviders/);
+  t.is(asked, 1, 'asked once');
 });

@@ -46,6 +46,9 @@ test('the book goes into Transaction and Contract objects and comes back the sam
   const bought = purchase(seller, one.book, { transactionId: 'tx-1', flavourId, buyer: 'cons-1' }, { now: 2_000, id: 'contract-1' });
   const cObject = contractObject(bought.contract, { seller: 'c2ln' }, 'ns');
   t.deepEqual(bookOf([], [cObject], 3_000).contracts, [bought.contract]);
+  // a purchase whose write stopped between the Contract and the Transaction's delete: held once, as the contract
+  t.deepEqual(bookOf([tObject], [cObject], 3_000), { transactions: [], contracts: [bought.contract] });
+  t.deepEqual(bookOf([tObject], [{ ...cObject, status: { phase: 'Withdrawn' } }], 3_000), { transactions: [], contracts: [] });
   // expired, withdrawn, or unreadable records are not sold from again
   t.deepEqual(bookOf([tObject], [], one.transaction.expiresAt), { transactions: [], contracts: [] });
   t.deepEqual(bookOf([], [{ ...cObject, status: { phase: 'Withdrawn' } }], 3_000).contracts, []);

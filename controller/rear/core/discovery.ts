@@ -36,6 +36,26 @@ export function forget(cache: CandidateCache, flavourId: string): CandidateCache
   return next;
 }
 
+/** Forgets the flavours of `seller` a flavour-gone notice names (another cluster's flavours stay). */
+export function forgetGone(cache: CandidateCache, seller: string, flavourIds: readonly string[]): CandidateCache {
+  const gone = flavourIds.filter((id) => cache.get(id)?.flavour.owner.cluster === seller);
+  if (gone.length === 0) return cache;
+  const next = new Map(cache);
+  for (const id of gone) next.delete(id);
+  return next;
+}
+
+/**
+ * Whether a notice (by key) is seen for the first time; the notices kept until `now + ttlMs` (a
+ * cache entry it could concern is no older), so a notice reaching a supernode by two ways is passed on once.
+ */
+export function firstSight(seen: ReadonlyMap<string, number>, key: string, now: number, ttlMs: number): { seen: ReadonlyMap<string, number>; first: boolean } {
+  const kept = new Map([...seen].filter(([, until]) => until > now));
+  if (kept.has(key)) return { seen: kept, first: false };
+  kept.set(key, now + ttlMs);
+  return { seen: kept, first: true };
+}
+
 export type SupernodeAnswer =
   | { readonly source: 'own' | 'cache'; readonly flavours: Flavour[] }
   | { readonly source: 'ask'; readonly ask: string[] };

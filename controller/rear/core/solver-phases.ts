@@ -1,7 +1,9 @@
 // Where an intent stands (pure): each event of the REAR workflow moves the Solver's phase, and the
 // reason names the step that blocks it, so `kubectl get solvers` says what is being waited on.
 // A refused reservation (the flavour went to another buyer), or one that expired before its
-// purchase was answered, sends the Solver back to discovery, at most `maxAttempts` times; then it fails with the last refusal. A discovery that finds nothing
+// purchase was answered, sends the Solver back to discovery, at most `maxAttempts` times (until its
+// deadline instead, when it has one); then it fails with the last refusal. One that waiting cannot
+// change fails it at once (core/refusals.ts). A discovery that finds nothing
 // leaves it Pending (NoFlavourFound) until its next attempt (core/discovery-retry.ts), and Failed
 // (DeadlineExceeded) once its own deadline has passed. A contract that reaches its time ends the
 // Solver `Ended` (ContractExpired), a normal end; one withdrawn or deleted before it is `Failed`.
@@ -35,8 +37,13 @@ export type SolverEvent =
   | { readonly type: 'discovery-failed'; readonly message: string }
   | { readonly type: 'reserve'; readonly flavourId: string; readonly provider: string }
   | { readonly type: 'reserved'; readonly transactionId: string }
-  /** `expiry`: the reservation expired before its purchase was answered. */
-  | { readonly type: 'refused'; readonly step: 'reserve' | 'purchase' | 'expiry'; readonly message: string }
+  /**
+   * `expiry`: the reservation expired before its purchase was answered. `retryAt`: the Solver has a
+   * deadline, so it waits (Pending) until then and tries again, its attempts not counted against it.
+   */
+  | { readonly type: 'refused'; readonly step: 'reserve' | 'purchase' | 'expiry'; readonly message: string; readonly retryAt?: number }
+  /** What waiting cannot change (core/refusals.ts), or the deadline passed while refused: Failed, the reason naming the step. */
+  | { readonly type: 'blocked'; readonly reason: string; readonly message: string }
   | { readonly type: 'purchased'; readonly contractId: string }
   | { readonly type: 'peered'; readonly virtualNode?: string }
   /** The seller withdrew the contract (or it was deleted) before its time. */
@@ -58,7 +65,7 @@ function tries(n: number): string {
 }
 
 const TERMINAL = new Set<SolverPhase>(['Solved', 'Ended', 'Failed']);
-const CONTRACT_EVENTS = new Set<SolverEvent['type']>(['refused', 'purchased', 'peered', 'contract-ended', 'contract-expired']);
+const CONTRACT_EVENTS = new Set<SolverEvent['type']>(['refused', 'blocked', 'purchased', 'peered', 'contract-ended', 'contract-expired']);
 
 /** A Solved Solver still holds its contract: only the contract's end moves it. Ended and Failed are final. */
 function final(state: SolverState, event: SolverEvent): boolean {
@@ -73,7 +80,7 @@ export function nextSolver(state: SolverState, event: SolverEvent, maxAttempts: 
     : discoveryStep(state, event as DiscoveryEvent);
 }
 
-type DiscoveryEvent = Exclude<SolverEvent, { type: 'refused' | 'purchased' | 'peered' | 'contract-ended' | 'contract-expired' }>;
+type DiscoveryEvent = Exclude<SolverEvent, { type: 'refused' | 'blocked' | 'purchased' | 'peered' | 'contract-ended' | 'contract-expired' }>;
 
 function discoveryStep(state: SolverState, event: DiscoveryEvent): SolverState {
   switch (event.type) {
@@ -105,9 +112,15 @@ function contractStep(state: SolverState, event: Exclude<SolverEvent, DiscoveryE
   switch (event.type) {
     case 'refused': {
       const reason = { reserve: 'ReservationRefused', purchase: 'PurchaseRefused', expiry: 'ReservationExpired' }[event.step];
+      if (event.retryAt !== undefined) {
+        const at = new Date(event.retryAt).toISOString();
+        return { phase: 'Pending', reason, message: `${event.message} (${tries(state.attempts)}); next attempt at ${at}`, attempts: state.attempts, retryAt: at };
+      }
       if (state.attempts >= maxAttempts) return { ...state, phase: 'Failed', reason, message: `${event.message} (after ${state.attempts} attempts)` };
       return { phase: 'Discovering', reason, message: event.message, attempts: state.attempts };
     }
+    case 'blocked':
+      return { ...settled(state), phase: 'Failed', reason: event.reason, message: event.message };
     case 'purchased':
       return { ...state, phase: 'Peering', reason: 'WaitingForVirtualNode', message: `contract ${event.contractId} signed; waiting for its virtual node to be Ready`, contractId: event.contractId };
     case 'peered':

@@ -42,6 +42,15 @@ export function nextHop(t: Topology, seller: string, sellerDomain: string): stri
   return theirs;
 }
 
+/**
+ * Whom a flavour-gone notice goes to next: from a supernode, the supernodes it knows that are not
+ * on the notice's path (never back along it); from a member (the seller), its supernode.
+ */
+export function goneTargets(t: Topology, path: readonly string[]): string[] {
+  if (!isSupernode(t)) return path.includes(t.supernode) ? [] : [t.supernode];
+  return [...new Set(t.supernodes?.values() ?? [])].filter((c) => c !== t.self && !path.includes(c)).sort();
+}
+
 /** Where an answer goes next: the last cluster on its path before this one, or undefined when this cluster asked. */
 export function answerHop(self: string, path: readonly string[]): { to?: string; path: string[] } {
   const rest = path.at(-1) === self ? path.slice(0, -1) : [...path];

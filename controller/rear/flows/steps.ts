@@ -15,3 +15,9 @@ export const SALE_ANSWER_HOP = ['take this cluster off the path', 'forward to th
 
 /** The buyer's side, one request at a time: sent, then sent again with the same id until answered or out of attempts. */
 export const BUYER_REQUEST = ['send to the supernode', 'resend with the same request id after each timeout (backoff)', 'settle with the answer, or fail unavailable'] as const;
+
+/** A flavour left sale, at the seller: its ids told (a supernode tells the supernodes it knows, a member its supernode). */
+export const SELLER_FLAVOUR_GONE = ['notice the ids that left what is on sale', 'send one notice (a fresh notice id) to the supernodes it knows, or to its supernode'] as const;
+
+/** A flavour-gone notice at a supernode. */
+export const SUPERNODE_FLAVOUR_GONE = ['check the path names the seller first and the sender last', 'drop a notice already seen (by its id)', 'forget the seller\'s flavours it names from the peering-candidate cache', 'pass it to the supernodes it knows that are not on its path'] as const;

@@ -4,6 +4,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { MessageCodec } from '../../../shared/bus/codec.ts';
 import { ContractEndedMessage } from './contract-ended.ts';
 import { CountersignContractMessage } from './countersign-contract.ts';
+import { FlavourGoneMessage } from './flavour-gone.ts';
 import { FlavoursAnswerMessage } from './flavours-answer.ts';
 import { ListFlavoursMessage } from './list-flavours.ts';
 import { PurchaseFlavourMessage } from './purchase-flavour.ts';
@@ -14,8 +15,8 @@ import { PeerPodStatusMessage } from './peer-pod-status.ts';
 import { PodLogAnswerMessage } from './pod-log-answer.ts';
 import { PodLogRequestMessage } from './pod-log-request.ts';
 
-export type { ContractEndedMessage, CountersignContractMessage, FlavoursAnswerMessage, ListFlavoursMessage, PeerPodMessage, PeerPodStatusMessage, PodLogAnswerMessage, PodLogRequestMessage, PurchaseFlavourMessage, ReserveFlavourMessage, SaleAnswerMessage };
-export type RearMessage = ListFlavoursMessage | FlavoursAnswerMessage | ReserveFlavourMessage | PurchaseFlavourMessage | CountersignContractMessage | ContractEndedMessage | SaleAnswerMessage | PeerPodMessage | PeerPodStatusMessage | PodLogRequestMessage | PodLogAnswerMessage;
+export type { ContractEndedMessage, CountersignContractMessage, FlavourGoneMessage, FlavoursAnswerMessage, ListFlavoursMessage, PeerPodMessage, PeerPodStatusMessage, PodLogAnswerMessage, PodLogRequestMessage, PurchaseFlavourMessage, ReserveFlavourMessage, SaleAnswerMessage };
+export type RearMessage = ListFlavoursMessage | FlavoursAnswerMessage | ReserveFlavourMessage | PurchaseFlavourMessage | CountersignContractMessage | ContractEndedMessage | FlavourGoneMessage | SaleAnswerMessage | PeerPodMessage | PeerPodStatusMessage | PodLogRequestMessage | PodLogAnswerMessage;
 export type RearKind = RearMessage['kind'];
 
 export const REAR_SCHEMAS: Readonly<Record<RearKind, TSchema>> = {
@@ -25,6 +26,7 @@ export const REAR_SCHEMAS: Readonly<Record<RearKind, TSchema>> = {
   'rear-purchase': PurchaseFlavourMessage,
   'rear-countersign': CountersignContractMessage,
   'rear-contract-ended': ContractEndedMessage,
+  'rear-flavour-gone': FlavourGoneMessage,
   'rear-sale': SaleAnswerMessage,
   'rear-pod': PeerPodMessage,
   'rear-pod-status': PeerPodStatusMessage,

@@ -1,5 +1,6 @@
 // The consumer asks the provider for a carried pod's log (what `kubectl logs` asks a kubelet,
-// follow=false). The contract id and the pod's uid are what the provider checks it against.
+// follow=false; a followed log is asked again with sinceTime, peering/log-follow.ts). The
+// contract id and the pod's uid are what the provider checks it against.
 import { Type, type Static } from '@sinclair/typebox';
 import { ClusterId, message } from '../../../shared/bus/envelope.ts';
 import { PodRef } from './peer-pod.ts';
@@ -12,6 +13,8 @@ export const LogOptions = Type.Object({
   tailLines: Type.Optional(Type.Integer({ minimum: 0 })),
   limitBytes: Type.Optional(Type.Integer({ minimum: 1 })),
   sinceSeconds: Type.Optional(Type.Integer({ minimum: 1 })),
+  /** RFC 3339 to the second (a followed log's next read). */
+  sinceTime: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z$' })),
   timestamps: Type.Optional(Type.Boolean()),
   previous: Type.Optional(Type.Boolean()),
 }, { additionalProperties: false });

@@ -34,6 +34,7 @@ export function logQuery(options: LogOptions): Record<string, string | number> {
     ...(options.container === undefined ? {} : { container: options.container }),
     ...(options.tailLines === undefined ? {} : { tailLines: options.tailLines }),
     ...(options.sinceSeconds === undefined ? {} : { sinceSeconds: options.sinceSeconds }),
+    ...(options.sinceTime === undefined ? {} : { sinceTime: options.sinceTime }),
     ...(options.timestamps === true ? { timestamps: 'true' } : {}),
     ...(options.previous === true ? { previous: 'true' } : {}),
     limitBytes: Math.min(options.limitBytes ?? MAX_LOG_BYTES, MAX_LOG_BYTES),
