@@ -5,9 +5,6 @@
 // places whole jobs). A failed job is put to auction again as the origin's reconciler does it
 // (controller/offload/origin-reconciler.ts: one re-auction at a time per origin), so the figures
 // are given at the first try and after the retries.
-// Jobs that arrive at the same moment at one origin go to their first auction smallest first (dominant
-// share of what the origin's adverts offer), as the origin's reconciler starts them
-// (controller/offload/first-auctions.ts); other origins' jobs keep their places.
 // Jobs still failed after the retries are then submitted once more with reclaim (DroneCore.reclaim,
 // the same core the controller runs): at most `--reclaim` (default DEFAULT_RECLAIM_MOVES, 3) placed,
 // not launched components move to make room; `--reclaim off` leaves reclaim out (the figures before it).
@@ -17,7 +14,6 @@ import { pathToFileURL } from 'node:url';
 import type { Timers } from '../controller/drone/agent-core.ts';
 import type { Job } from '../controller/drone/model.ts';
 import { DEFAULT_RECLAIM_MOVES } from '../controller/drone/core/state.ts';
-import { jobShare, totalOffered } from '../controller/offload/first-auctions.ts';
 import { SimFederation, prng, type ClusterSpec } from '../test/drone/support/network.ts';
 import { optimum } from './drone-optimum.ts';
 
@@ -58,17 +54,6 @@ function arrivals(jobs: readonly Job[], arrival: Arrival): Job[][] {
 
 const SETTLE_MS = 10_000;
 
-/** One group as the origins start it: each origin's jobs smallest first, in the places its jobs came in. */
-function asStarted(fed: SimFederation, group: readonly Job[]): Job[] {
-  const queues = new Map<string, Job[]>();
-  for (const origin of new Set(group.map((j) => j.origin))) {
-    const offered = totalOffered(fed.agent(origin).adverts(fed.now));
-    const mine = group.filter((j) => j.origin === origin).map((j) => ({ j, share: jobShare(j, offered) }));
-    queues.set(origin, mine.sort((x, y) => x.share - y.share || (x.j.app < y.j.app ? -1 : 1)).map((x) => x.j));
-  }
-  return group.map((j) => queues.get(j.origin)?.shift() ?? j);
-}
-
 function placed(fed: SimFederation, origin: string, app: string): boolean {
   return fed.outcomes().get(`${origin}/${app}`)?.[0]?.type === 'placed';
 }
@@ -97,7 +82,7 @@ export function auction(inst: Instance, run: Run): { first: number; retried: num
   fed.start();
   fed.run(10);
   for (const group of arrivals(inst.jobs, run.arrival)) {
-    for (const j of asStarted(fed, group)) fed.submit(j);
+    for (const j of group) fed.submit(j);
     fed.run(fed.now + SETTLE_MS);
   }
   const latest = new Map(inst.jobs.map((j) => [j.app, j.app]));

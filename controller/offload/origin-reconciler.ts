@@ -22,7 +22,6 @@ import { jobOf, validateDeployment, type DroneFederatedDeployment } from './work
 import { OriginLeases } from './origin-leases.ts';
 import { OriginReclaim } from './origin-reclaim.ts';
 import { OriginStatus } from './origin-status.ts';
-import { FIRST_RECHECK_MS, FirstAuctions } from './first-auctions.ts';
 
 export type OffloadRequest = CustomObject<OffloadRequestSpec, OffloadRequestStatus>;
 export const FINALIZER = 'drone.edgeshifu.io/release';
@@ -72,7 +71,6 @@ export class OriginSide {
   private readonly turns: RetryTurns;
   /** Reclaim after a failure for want of room, launched components, and moves (origin-reclaim.ts). */
   readonly reclaims: OriginReclaim;
-  private readonly firsts: FirstAuctions; // deployments that arrive together: smallest first
 
   constructor(deps: OriginSideDeps) {
     this.deps = deps;
@@ -81,7 +79,6 @@ export class OriginSide {
     this.leases = new OriginLeases(deps);
     this.reclaims = new OriginReclaim(deps);
     this.statuses = new OriginStatus(deps);
-    this.firsts = new FirstAuctions(deps, (k) => this.statuses.latest(k));
     this.objects = new OriginObjects(deps, (component) => { this.hosts.heardFrom(component); });
   }
 
@@ -176,7 +173,7 @@ export class OriginSide {
       if (decision.type === 'failed' && !this.failedAt.has(key)) this.failedAt.set(key, Date.now());
     }
     status = this.reclaims.apply(key, status);
-    if (status.phase === undefined) return this.firsts.waits(key, Date.now()) ? { requeueAfterMs: FIRST_RECHECK_MS } : this.auction(dfd, status, log);
+    if (status.phase === undefined) return this.auction(dfd, status, log);
     if (status.phase === 'FAILED') return this.retryLater(key, dfd, status, log);
     status = returnLost(status, this.hosts.lost(key, status));
     const waiting = unplaced(status);
@@ -233,7 +230,6 @@ export class OriginSide {
     else this.turns.started(objectKey(dfd), app);
     if (reclaim) this.deps.agent.reclaim(job);
     else this.deps.agent.submit(job);
-    this.firsts.started(objectKey(dfd));
     return {};
   }
 
@@ -289,10 +285,10 @@ export class OriginSide {
     this.refusals.delete(key);
     this.leases.forget(key);
     this.reclaims.forget(key);
-    this.firsts.forget(key);
     this.statuses.forget(key);
   }
 
+  /** Every write, whatever the phase, records the `Moved` Events of the moves it shows. */
   private async write(dfd: DroneFederatedDeployment, wanted: Status): Promise<void> {
     await this.statuses.write(dfd, wanted, [...this.refusals.get(objectKey(dfd))?.values() ?? []]);
     await this.reclaims.written(objectKey(dfd), dfd, wanted);
