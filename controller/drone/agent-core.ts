@@ -72,13 +72,15 @@ export class DroneCore {
   /**
    * A component launched (a host's HostRequest, or the origin's own placement): unless its
    * DroneFederatedDeployment allows moving it (`spec.movable`), no reclaim moves it from now on.
+   * Told again with the other `movable` (the deployment's spec changed), it is unpinned or pinned again.
    */
   launched(which: { readonly origin: string; readonly app: string; readonly component: string; readonly movable: boolean }, now: number): Output {
     const { origin, app, component, movable } = which;
     return this.run(now, () => {
-      if (movable) return;
-      this.state.ledger.pin(origin, app, component);
-      if (origin === this.cluster) this.state.placements.get(app)?.pinned.add(component);
+      this.state.ledger.pin(origin, app, component, !movable);
+      const pinned = origin === this.cluster ? this.state.placements.get(app)?.pinned : undefined;
+      if (movable) pinned?.delete(component);
+      else pinned?.add(component);
     });
   }
 

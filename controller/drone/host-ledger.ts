@@ -121,11 +121,16 @@ export class HostLedger {
     return dropped;
   }
 
-  /** The component launched here and may not move any more (its deployment does not allow it). */
-  pin(origin: string, app: string, component: string): boolean {
+  /**
+   * The component launched here and may not move any more (its deployment does not allow it),
+   * or, `pinned` false, may move again (its deployment was made movable).
+   */
+  pin(origin: string, app: string, component: string, pinned = true): boolean {
     const entry = this.hosted.get(key(origin, app, component));
     if (entry === undefined) return false;
-    this.set({ ...entry, pinned: true });
+    // unchanged: the list stays, and with it the memoised sums (hosts say LAUNCHED on every reconcile)
+    if ((entry.pinned === true) === pinned) return true;
+    this.set({ ...entry, pinned });
     return true;
   }
 

@@ -30,8 +30,8 @@ export class OriginReclaim {
   /** `moved` decisions per deployment, until the status shows them. */
   private readonly moves = new Map<string, Moved[]>();
   private readonly tried = new Map<string, Tried>();
-  /** Components told to the agent as launched, per deployment (`<app>/<component>@<cluster>`). */
-  private readonly pinned = new Map<string, Set<string>>();
+  /** Components told to the agent as launched, per deployment (`<app>/<component>@<cluster>`), with the `movable` told. */
+  private readonly pinned = new Map<string, Map<string, boolean>>();
 
   constructor(deps: OriginReclaimDeps) {
     this.deps = deps;
@@ -94,16 +94,21 @@ export class OriginReclaim {
     if (tried !== undefined) tried.app = app;
   }
 
-  /** Components seen LAUNCHED (here or on their host) are told to the agent once: reclaim moves them only if the deployment is movable. */
+  /**
+   * Components seen LAUNCHED (here or on their host) are told to the agent once, and again when
+   * the deployment's `spec.movable` changes (unpinned, or pinned again): reclaim moves them only
+   * while it is true.
+   */
   launched(key: string, dfd: DroneFederatedDeployment, status: Status): void {
-    const told = this.pinned.get(key) ?? new Set<string>();
+    const told = this.pinned.get(key) ?? new Map<string, boolean>();
     this.pinned.set(key, told);
+    const movable = dfd.spec.movable === true;
     for (const c of status.components ?? []) {
       if (c.phase !== 'LAUNCHED' || c.app === undefined || c.cluster === undefined) continue;
       const id = `${c.app}/${c.name}@${c.cluster}`;
-      if (told.has(id)) continue;
-      told.add(id);
-      this.deps.agent.launched({ origin: this.deps.cluster, app: c.app, component: c.name, movable: dfd.spec.movable === true });
+      if (told.get(id) === movable) continue;
+      told.set(id, movable);
+      this.deps.agent.launched({ origin: this.deps.cluster, app: c.app, component: c.name, movable });
     }
   }
 

@@ -189,7 +189,6 @@ export class OriginSide {
     // leases first: a host waited for this write (a round trip to the API) before it could start
     this.leases.send(key, dfd, status);
     await this.write(dfd, status);
-    await this.reclaims.written(key, dfd, status);
     this.reclaims.launched(key, dfd, status);
     return {}; // no periodic reconcile: host reports, the caches and renewRound wake it
   }
@@ -289,7 +288,9 @@ export class OriginSide {
     this.statuses.forget(key);
   }
 
+  /** Every write, whatever the phase, records the `Moved` Events of the moves it shows. */
   private async write(dfd: DroneFederatedDeployment, wanted: Status): Promise<void> {
     await this.statuses.write(dfd, wanted, [...this.refusals.get(objectKey(dfd))?.values() ?? []]);
+    await this.reclaims.written(objectKey(dfd), dfd, wanted);
   }
 }

@@ -209,6 +209,30 @@ test('a launched component whose deployment allows moving is moved', (t) => {
   t.deepEqual(fed.agent('p').placement('small'), { p0: 'c' });
 });
 
+test('a launched component follows its deployment\'s movable as it changes: pinned, unpinned, pinned again, at host and origin', (t) => {
+  const fed = fullFederation('sealed');
+  const tell = (movable: boolean): void => {
+    fed.agent('a').launched({ origin: 'p', app: 'small', component: 'p0', movable }, fed.now);
+    fed.agent('p').launched({ origin: 'p', app: 'small', component: 'p0', movable }, fed.now);
+  };
+  const pinned = (): boolean | undefined => fed.agent('a').hosted().find((h) => h.app === 'small')?.pinned;
+  tell(false);
+  t.true(pinned());
+  tell(true);
+  t.false(pinned());
+  tell(false);
+  t.true(pinned(), 'pinned again');
+  fed.reclaim(job('large-r1', 'o', [units(4)]));
+  fed.run(fed.now + SETTLE_MS);
+  t.is(fed.outcomes().get('o/large-r1')?.[0]?.type, 'failed');
+  t.deepEqual(fed.agent('p').placement('small'), { p0: 'a' });
+  tell(true);
+  fed.reclaim(job('large-r2', 'o', [units(4)]));
+  fed.run(fed.now + SETTLE_MS);
+  t.is(fed.outcomes().get('o/large-r2')?.[0]?.type, 'placed');
+  t.deepEqual(fed.agent('p').placement('small'), { p0: 'c' });
+});
+
 test('under drops, duplicates and reordering, no component is ever lost during a move, each ends placed once, and the job ends once', (t) => {
   let movedRuns = 0;
   const faults = fc.record({ drop: fc.double({ min: 0, max: 0.3, noNaN: true }), duplicate: fc.double({ min: 0, max: 0.3, noNaN: true }), reorder: fc.double({ min: 0, max: 0.3, noNaN: true }), delayMs: fc.integer({ min: 0, max: 20 }) });
