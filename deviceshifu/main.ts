@@ -3,12 +3,12 @@
 //   Standalone mode: --config-dir <dir> --edgedevice-file <yaml>, no Kubernetes.
 // Other settings: see settings.ts (flags --kebab-case or EDGESHIFU_* variables).
 import { loadConfig, printableConfig } from '../shared/config.ts';
-import { createLogger } from '../shared/log.ts';
+import { createJsonLogger } from '../shared/json-log.ts';
 import { serveUntilSignal } from '../shared/serve.ts';
 import { runInCluster, runStandalone, type RunningDeviceShifu } from './run.ts';
 import { Settings } from './settings.ts';
 
-const logger = createLogger('deviceshifu');
+const logger = createJsonLogger('deviceshifu');
 
 async function main(): Promise<RunningDeviceShifu> {
   const settings = loadConfig(Settings, { argv: process.argv.slice(2), env: process.env });

@@ -15,7 +15,7 @@ import { edgeDeviceFromManifest } from './standalone/edgedevice-file.ts';
 import { fileSecrets } from './standalone/secrets.ts';
 import { fileTelemetryServices } from './standalone/telemetry-services.ts';
 import { cachedServices } from './telemetry/service-cache.ts';
-import { parse } from 'yaml';
+import { yaml } from '../shared/yaml.ts';
 import { watchSource } from './watch-source.ts';
 
 export interface RunOptions {
@@ -76,7 +76,7 @@ async function followConfigDir(gateway: DeviceShifu, options: RunOptions, signal
 async function followEdgeDeviceFile(gateway: DeviceShifu, path: string, options: RunOptions, signal: AbortSignal): Promise<void> {
   const apply = async (text: string): Promise<void> => {
     try {
-      await gateway.update({ device: edgeDeviceFromManifest(parse(text), path) });
+      await gateway.update({ device: edgeDeviceFromManifest(yaml().parse(text), path) });
       gateway.metrics.configReloads.inc({ source: 'edgedevice', result: 'ok' });
     } catch (err) {
       gateway.metrics.configReloads.inc({ source: 'edgedevice', result: 'error' });

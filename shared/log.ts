@@ -1,15 +1,13 @@
-// Structured JSON logs (pino). Credentials never reach a log line: every field that can carry one
-// is censored here, once, for every component.
-import { pino, type Logger, type LoggerOptions } from 'pino';
+// Structured JSON logs (pino) for the controller, shifud and the tools. Credentials never reach a
+// log line: every field that can carry one is censored here, once. deviceShifu and its host log
+// the same lines through shared/json-log.ts instead, without pino's memory.
+import { pino, type Logger as PinoLogger, type LoggerOptions } from 'pino';
+import { CREDENTIAL_FIELDS, REDACTED, type Logger } from './json-log.ts';
 import { isoTime } from './time.ts';
 
-export type { Logger } from 'pino';
-
-/** Field names that hold credentials anywhere in edgeshifu's objects (EdgeDevice, Secrets, bus config, HTTP). */
-export const CREDENTIAL_FIELDS = [
-  'password', 'Password', 'MQTTServerPassword', 'pskKey', 'IssuedToken', 'token', 'bearerToken',
-  'authorization', 'Authorization', 'cookie', 'secret', 'privateKey', 'clientKey', 'keyData', 'tlsKey',
-];
+export { CREDENTIAL_FIELDS } from './json-log.ts';
+export type { Logger };
+export type { PinoLogger };
 
 const REDACT_PATHS = CREDENTIAL_FIELDS.flatMap((f) => [f, `*.${f}`, `*.*.${f}`, `*.*.*.${f}`, `*.*.*.*.${f}`]);
 
@@ -19,11 +17,11 @@ export interface LogOptions {
   readonly destination?: NodeJS.WritableStream;
 }
 
-export function createLogger(component: string, options: LogOptions = {}): Logger {
+export function createLogger(component: string, options: LogOptions = {}): PinoLogger {
   const config: LoggerOptions = {
     level: options.level ?? process.env.EDGESHIFU_LOG_LEVEL ?? 'info',
     base: { component },
-    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    redact: { paths: REDACT_PATHS, censor: REDACTED },
     // pino's isoTime calls toISOString, which loads ICU's time zone data (shared/time.ts)
     timestamp: () => `,"time":"${isoTime(Date.now())}"`,
     formatters: { level: (label) => ({ level: label }) },

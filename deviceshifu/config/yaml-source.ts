@@ -1,6 +1,7 @@
 // One ConfigMap key's YAML, parsed with positions kept, so every later error can say "key, line N".
-import { LineCounter, isCollection, isMap, isScalar, parseDocument, type Document } from 'yaml';
+import type { Document, LineCounter } from 'yaml';
 import type { FieldError } from '../../shared/validation.ts';
+import { yaml, type Yaml } from '../../shared/yaml.ts';
 
 export interface YamlSource {
   readonly key: string;
@@ -22,20 +23,20 @@ export function formatProblem(p: YamlProblem): string {
 type Ranged = { range?: [number, number, number] | null } | null | undefined;
 
 /** The node at `path`, or the key of its entry when it names a map entry (that is the line people look at). */
-function nodeAt(doc: Document, path: readonly string[]): Ranged {
+function nodeAt(y: Yaml, doc: Document, path: readonly string[]): Ranged {
   if (path.length === 0) return doc.contents;
   const parent = path.length === 1 ? doc.contents : doc.getIn(path.slice(0, -1), true);
-  if (isMap(parent)) {
-    const pair = parent.items.find((item) => isScalar(item.key) && String(item.key.value) === path.at(-1));
+  if (y.isMap(parent)) {
+    const pair = parent.items.find((item) => y.isScalar(item.key) && String(item.key.value) === path.at(-1));
     if (pair !== undefined) return pair.key as Ranged;
   }
   return doc.getIn(path, true) as Ranged;
 }
 
-function lineFinder(doc: Document, counter: LineCounter): (path: readonly string[]) => number {
+function lineFinder(y: Yaml, doc: Document, counter: LineCounter): (path: readonly string[]) => number {
   return (path) => {
     for (let depth = path.length; depth >= 0; depth -= 1) {
-      const range = nodeAt(doc, path.slice(0, depth))?.range;
+      const range = nodeAt(y, doc, path.slice(0, depth))?.range;
       if (range) return counter.linePos(range[0]).line;
     }
     return 1;
@@ -44,17 +45,18 @@ function lineFinder(doc: Document, counter: LineCounter): (path: readonly string
 
 /** Parses `text`; YAML syntax errors (and duplicate keys) come back as problems with their line. */
 export function parseYamlSource(key: string, text: string): { source?: YamlSource; problems: YamlProblem[] } {
-  const counter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: counter, prettyErrors: false, uniqueKeys: true });
+  const y = yaml();
+  const counter = new y.LineCounter();
+  const doc = y.parseDocument(text, { lineCounter: counter, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) {
     return { problems: doc.errors.map((e) => ({ key, line: e.linePos?.[0].line ?? 1, message: e.message.split('\n')[0] ?? e.message })) };
   }
   const value: unknown = doc.toJS({ maxAliasCount: 100 });
   const contents = doc.contents;
-  if (contents !== null && !isCollection(contents) && typeof value === 'string' && value.trim() !== '') {
+  if (contents !== null && !y.isCollection(contents) && typeof value === 'string' && value.trim() !== '') {
     return { problems: [{ key, line: 1, message: 'is a plain string, expected a YAML mapping (is the indentation right?)' }] };
   }
-  return { source: { key, value, lineOf: lineFinder(doc, counter) }, problems: [] };
+  return { source: { key, value, lineOf: lineFinder(y, doc, counter) }, problems: [] };
 }
 
 /** Validator errors (dotted fields rooted at the key) with the line each refers to. */

@@ -1,7 +1,9 @@
 // Reachability of a TCP endpoint: a connect that is closed at once.
-import { connect } from 'node:net';
 import { EdgeshifuError } from '../../shared/errors.ts';
 import type { HostPort } from './address.ts';
+
+// not an ESM import: node:net's namespace would load BlockList and SocketAddress (~0.1 MiB) for nothing
+const { connect } = process.getBuiltinModule('node:net');
 
 export async function tcpProbe(target: HostPort, signal: AbortSignal): Promise<void> {
   await new Promise<void>((resolve, reject) => {

@@ -2,12 +2,12 @@
 // every device whose Service is labelled for this host's id, each on its own port. Settings: see
 // settings.ts (flags --kebab-case or EDGESHIFU_* variables).
 import { loadConfig, printableConfig } from '../../shared/config.ts';
-import { createLogger } from '../../shared/log.ts';
+import { createJsonLogger } from '../../shared/json-log.ts';
 import { serveUntilSignal } from '../../shared/serve.ts';
 import { runHost, type RunningHost } from './run.ts';
 import { HostSettings } from './settings.ts';
 
-const logger = createLogger('deviceshifu-host');
+const logger = createJsonLogger('deviceshifu-host');
 
 async function main(): Promise<RunningHost> {
   const settings = loadConfig(HostSettings, { argv: process.argv.slice(2), env: process.env });

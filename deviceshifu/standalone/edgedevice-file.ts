@@ -1,10 +1,10 @@
 // Standalone mode's EdgeDevice: a manifest file (as applied with kubectl), validated like the API
 // server would (nulls dropped, as the API server prunes them; spec checked against the CRD schema).
 import { readFile } from 'node:fs/promises';
-import { parse } from 'yaml';
 import { EdgeDeviceSpec } from '../../shared/crds/edgedevice.ts';
 import { EdgeshifuError } from '../../shared/errors.ts';
 import { Validator } from '../../shared/validation.ts';
+import { yaml } from '../../shared/yaml.ts';
 import type { DeviceIdentity } from '../http/view.ts';
 
 const validator = new Validator(EdgeDeviceSpec, 'spec');
@@ -28,7 +28,7 @@ export function edgeDeviceFromManifest(manifest: unknown, origin: string): Devic
 export async function readEdgeDeviceFile(path: string): Promise<DeviceIdentity> {
   let manifest: unknown;
   try {
-    manifest = parse(await readFile(path, 'utf8'));
+    manifest = yaml().parse(await readFile(path, 'utf8'));
   } catch (err) {
     throw new EdgeshifuError('invalid', `${path}: ${(err as Error).message}`, { cause: err });
   }

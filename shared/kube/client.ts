@@ -7,9 +7,9 @@ import type { Agent } from 'node:https';
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
-import { parse } from 'yaml';
 import { EdgeshifuError, errorMessage } from '../errors.ts';
 import { http, https as httpsModule, tls as tlsModule } from '../node-http.ts';
+import { yaml } from '../yaml.ts';
 import type { WatchFn } from './informer.ts';
 
 export interface KubeEndpoint {
@@ -114,7 +114,7 @@ function readKubeconfig(path: string): string {
 }
 
 export function endpointFromKubeconfig(path: string): KubeEndpoint {
-  const doc = parse(readKubeconfig(path)) as { 'current-context'?: string; contexts?: Named[]; clusters?: Named[]; users?: Named[] };
+  const doc = yaml().parse(readKubeconfig(path)) as { 'current-context'?: string; contexts?: Named[]; clusters?: Named[]; users?: Named[] };
   const base = join(path, '..');
   const context = doc.contexts?.find((c) => c.name === doc['current-context'])?.context as { cluster?: string; user?: string } | undefined;
   const cluster = doc.clusters?.find((c) => c.name === context?.cluster)?.cluster as Record<string, unknown> | undefined;

@@ -3,11 +3,12 @@
 // the Dockerfile, /app is this checkout, and each component starts from its bundle alone (no
 // node_modules beside it in the image) far enough to refuse a bad command line in its own words.
 import test from 'ava';
-import { execFile } from 'node:child_process';
-import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { execFile, spawn } from 'node:child_process';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { waitFor } from '../support/wait.ts';
 
 const run = promisify(execFile);
 const ROOT = process.cwd();
@@ -59,4 +60,27 @@ test.serial('every component starts from its bundle the way the image starts it,
     t.regex(result.output, message, component);
     t.notRegex(result.output, /Cannot find (module|package)/, `${component} needs nothing outside its bundle`);
   }
+});
+
+test.serial('deviceShifu from its bundle alone reads YAML through dist/bundle/yaml.cjs: ConfigMap keys, their line-numbered errors, the EdgeDevice file', async (t) => {
+  // the bundle the test above built; yaml is not in deviceShifu's module graph but a file it loads for a moment (shared/yaml.ts)
+  const app = await mkdtemp(join(tmpdir(), 'edgeshifu-image-yaml-'));
+  t.teardown(() => rm(app, { recursive: true, force: true }));
+  await cp(join(ROOT, 'dist', 'bundle'), join(app, 'dist', 'bundle'), { recursive: true });
+  const config = join(app, 'config');
+  await mkdir(config);
+  await writeFile(join(config, 'instructions'), 'instructions:\n  read_value:\n    readWrite: X\n');
+  const edgedevice = join(app, 'edgedevice.yaml');
+  await writeFile(edgedevice, 'apiVersion: shifu.edgenesis.io/v1alpha1\nkind: EdgeDevice\nmetadata: {name: edgedevice-yaml, namespace: devices}\nspec: {sku: X, connection: Ethernet, address: "127.0.0.1:1"}\n');
+  const image = await entrypoint(app);
+  const [shell, ...rest] = image.argv;
+  const child = spawn(shell ?? '/bin/sh', [...rest, 'deviceshifu', '--config-dir', config, '--edgedevice-file', edgedevice, '--port', '0'], { env: { PATH: process.env.PATH, NODE_FLAGS: image.nodeFlags }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (d: Buffer) => { output += d.toString(); });
+  child.stderr.on('data', (d: Buffer) => { output += d.toString(); });
+  t.teardown(() => { child.kill('SIGKILL'); });
+  await waitFor('deviceShifu listening', () => output.includes('"msg":"deviceShifu listening"') ? true : undefined, { abortIf: () => child.exitCode === null ? undefined : `exited ${String(child.exitCode)}: ${output}` });
+  t.regex(output, /instructions line 3: instructions\.instructions\.read_value\.readWrite must be one of/, 'an error in a key says which key and line (the parsed document kept its positions)');
+  t.regex(output, /edgedevice\.yaml: EdgeDevice edgedevice-yaml is invalid: spec\.protocol is required/, 'the EdgeDevice file was parsed (its name read) and checked');
+  t.notRegex(output, /Cannot find (module|package)/);
 });
