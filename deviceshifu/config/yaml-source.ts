@@ -43,13 +43,13 @@ function lineFinder(y: Yaml, doc: Document, counter: LineCounter): (path: readon
   };
 }
 
-/** Parses `text`; YAML syntax errors (and duplicate keys) come back as problems with their line. */
+/** Parses `text`; YAML syntax errors (and duplicate keys) come back as problems with their line (from the error's offset: yaml fills `linePos` only with prettyErrors). */
 export function parseYamlSource(key: string, text: string): { source?: YamlSource; problems: YamlProblem[] } {
   const y = yaml();
   const counter = new y.LineCounter();
   const doc = y.parseDocument(text, { lineCounter: counter, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) {
-    return { problems: doc.errors.map((e) => ({ key, line: e.linePos?.[0].line ?? 1, message: e.message.split('\n')[0] ?? e.message })) };
+    return { problems: doc.errors.map((e) => ({ key, line: counter.linePos(e.pos[0]).line, message: e.message.split('\n')[0] ?? e.message })) };
   }
   const value: unknown = doc.toJS({ maxAliasCount: 100 });
   const contents = doc.contents;

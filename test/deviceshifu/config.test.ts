@@ -89,8 +89,8 @@ test('per-telemetry push settings override the defaults', (t) => {
 });
 
 const BAD: ReadonlyArray<{ name: string; files: Record<string, string>; expect: RegExp }> = [
-  { name: 'a YAML syntax error', files: { instructions: 'instructions:\n  a: [1,\n' }, expect: /instructions line \d+: / },
-  { name: 'a duplicate key', files: { instructions: 'instructions:\n  a:\n  a:\n' }, expect: /instructions line \d+: Map keys must be unique/ },
+  { name: 'a YAML syntax error', files: { instructions: 'instructions:\n  a: [1,\n' }, expect: /instructions line 3: / },
+  { name: 'a duplicate key', files: { instructions: 'instructions:\n  a:\n  a:\n' }, expect: /instructions line 2: Map keys must be unique/ },
   { name: 'an unknown readWrite', files: { instructions: 'instructions:\n  a:\n    readWrite: X\n' }, expect: /instructions line 3: instructions\.instructions\.a\.readWrite must be one of "R", "W", "RW"/ },
   { name: 'a timeout that is not a number', files: { instructions: 'instructionSettings:\n  defaultTimeoutSeconds: soon\n' }, expect: /instructions line 2: .*defaultTimeoutSeconds must be integer/ },
   { name: 'an instruction named health', files: { instructions: 'instructions:\n  ok:\n  health:\n    readWrite: R\n' }, expect: /instructions line 3: instruction "health" collides with the built-in path \/health/ },
