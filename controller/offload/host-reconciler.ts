@@ -6,7 +6,6 @@ import type { V1Deployment, V1Node, V1Service } from '@kubernetes/client-node';
 import { objectKey, type Informer } from '../../shared/kube/informer.ts';
 import { EdgeshifuError, errorMessage } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/log.ts';
-import { API_VERSION } from '../../shared/crds/resources.ts';
 import type { HostRequestStatus } from '../../shared/crds/drone.ts';
 import type { DroneAgent } from '../drone/agent.ts';
 import type { DroneEvent } from '../drone/agent-core.ts';
@@ -25,6 +24,7 @@ import type { PodSecurityLevel } from './pod-security.ts';
 import { sameJson } from '../status.ts';
 import { HostRenewals } from './host-renewals.ts';
 import { LaunchGrants } from './launch-grants.ts';
+import { HostMaking } from './host-making.ts';
 
 export interface HostSideDeps {
   readonly api: OffloadApi;
@@ -54,12 +54,15 @@ export class HostSide {
   private readonly renewals: HostRenewals;
   private readonly guard: HostedGuard;
   private readonly grants: LaunchGrants;
+  /** HostRequests being made on an ACK (host-making.ts). */
+  private readonly making: HostMaking;
 
   constructor(deps: HostSideDeps) {
     this.deps = deps;
     this.guard = new HostedGuard({ api: deps.api, requests: deps.requests, policyOf: deps.policyOf, reservedOf });
     this.renewals = new HostRenewals(deps);
     this.grants = new LaunchGrants(deps);
+    this.making = new HostMaking({ api: deps.api, guard: this.guard, logger: deps.logger });
   }
 
   /** The ledger after a restart: every HostRequest still here is a slice still held, renewed when its origin last was. */
@@ -88,19 +91,12 @@ export class HostSide {
       name: names.name, namespace: names.namespace, labels: { [LABEL_MANAGED_BY]: MANAGED_BY, [HOSTED_FOR_LABEL]: origin },
       annotations: reservationAnnotations(reserved),
     };
-    // the namespace, its Pod Security labels and a quota that holds this slice too, before the request exists
-    await this.guard.ensure(origin, { request: { apiVersion: API_VERSION, kind: 'HostRequest', metadata, spec: { origin, app, component: component.name, requestId: '', resources: {}, launch: false, leaseSeconds: this.deps.leaseSeconds, ...(component.workload === undefined ? {} : { workload: component.workload }) } } as unknown as HostRequest, reserved });
-    this.deps.logger.info({ origin, app, component: component.name }, 'hosting a component: HostRequest ACCEPTED');
-    await this.deps.api.create({
-      apiVersion: API_VERSION, kind: 'HostRequest',
-      metadata,
-      spec: {
-        origin, app, component: component.name, requestId: entry?.requestId ?? `${app}.${component.name}`,
-        resources: { cpu: `${component.resources.cpu}m`, memory: `${component.resources.memory}Mi` },
-        ...(component.workload === undefined ? {} : { workload: component.workload, revision: revisionOf(component.workload as Workload) }),
-        launch: false, leaseSeconds: this.deps.leaseSeconds,
-      },
-    });
+    await this.making.make({ metadata, spec: {
+      origin, app, component: component.name, requestId: entry?.requestId ?? `${app}.${component.name}`,
+      resources: { cpu: `${component.resources.cpu}m`, memory: `${component.resources.memory}Mi` },
+      ...(component.workload === undefined ? {} : { workload: component.workload as Record<string, unknown>, revision: revisionOf(component.workload as Workload) }),
+      launch: false, leaseSeconds: this.deps.leaseSeconds,
+    } }, reserved);
   }
 
   /** The origin lets a component start on its dependencies' LAUNCHED here (launch-grants.ts): the key to reconcile once it did. */
@@ -138,7 +134,12 @@ export class HostSide {
    */
   private async requestFor(msg: LeaseMessage): Promise<HostRequest | undefined> {
     const names = hostedNames(msg.sender, msg.app, msg.component);
-    const found = this.deps.requests.get(`${names.namespace}/${names.name}`) ?? await this.deps.api.get<HostRequest>('HostRequest', names.namespace, names.name);
+    const key = `${names.namespace}/${names.name}`;
+    const cached = this.deps.requests.get(key);
+    if (cached !== undefined) return cached;
+    // being made (the lease overtook the ACK's creation): wait for it, not make it again
+    await this.making.made(key);
+    const found = this.deps.requests.get(key) ?? await this.deps.api.get<HostRequest>('HostRequest', names.namespace, names.name);
     if (found !== undefined) return found;
     const entry = this.deps.agent.hosted().find((e) => e.origin === msg.sender && e.app === msg.app && e.component === msg.component);
     if (entry === undefined) {

@@ -1,0 +1,62 @@
+// Makes a HostRequest on an ACK (thin I/O for host-reconciler.ts), and lets a lease that
+// arrives meanwhile wait for it instead of making it again: a lease often follows the ACK within
+// milliseconds, and one that found no HostRequest used to make it a second time (a guard pass and
+// a create refused 409, 0.8 per app over 300 apps).
+import type { Logger } from '../../shared/log.ts';
+import { API_VERSION } from '../../shared/crds/resources.ts';
+import type { Resources } from '../drone/model.ts';
+import type { HostedGuard } from './hosted-guard.ts';
+import type { OffloadApi } from './kube.ts';
+import type { HostRequest } from './objects.ts';
+
+export class HostMaking {
+  private readonly making = new Map<string, Promise<void>>();
+  private readonly deps: { api: OffloadApi; guard: HostedGuard; logger: Logger };
+
+  constructor(deps: { api: OffloadApi; guard: HostedGuard; logger: Logger }) {
+    this.deps = deps;
+  }
+
+  /**
+   * The namespace, its Pod Security labels and a quota that holds this slice too, then the
+   * HostRequest. Once this process made the namespace, the HostRequest need not wait for the
+   * quota (two or three writes under load): its Deployment does (reconcile runs the guard first).
+   */
+  async make(request: Pick<HostRequest, 'metadata' | 'spec'>, reserved: Resources): Promise<void> {
+    const key = `${request.metadata.namespace ?? ''}/${request.metadata.name ?? ''}`;
+    const making = this.create(request, reserved);
+    this.making.set(key, making);
+    try {
+      await making;
+    } finally {
+      if (this.making.get(key) === making) this.making.delete(key);
+    }
+  }
+
+  /** Resolves once a HostRequest being made is (or could not be); at once when none is. */
+  async made(key: string): Promise<void> {
+    await this.making.get(key)?.catch(() => undefined);
+  }
+
+  private async create(request: Pick<HostRequest, 'metadata' | 'spec'>, reserved: Resources): Promise<void> {
+    const { guard, api, logger } = this.deps;
+    const { origin, app, component } = request.spec;
+    const body = { apiVersion: API_VERSION, kind: 'HostRequest', ...request } as HostRequest;
+    const guarded = guard.ensure(origin, { request: body, reserved });
+    const create = async (): Promise<void> => {
+      logger.info({ origin, app, component }, 'hosting a component: HostRequest ACCEPTED');
+      await api.create(body as HostRequest & Record<string, unknown>);
+    };
+    if (!guard.made(origin)) {
+      await guarded;
+      await create();
+      return;
+    }
+    const [, created] = await Promise.allSettled([guarded, create().catch((err: unknown) => {
+      guard.forget(origin); // its namespace may have gone: the retry makes it first
+      throw err;
+    })]);
+    await guarded;
+    if (created.status === 'rejected') throw created.reason;
+  }
+}
