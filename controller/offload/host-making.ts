@@ -10,7 +10,7 @@ import type { OffloadApi } from './kube.ts';
 import type { HostRequest } from './objects.ts';
 
 export class HostMaking {
-  private readonly making = new Map<string, Promise<void>>();
+  private readonly making = new Map<string, Promise<HostRequest | undefined>>();
   private readonly deps: { api: OffloadApi; guard: HostedGuard; logger: Logger };
 
   constructor(deps: { api: OffloadApi; guard: HostedGuard; logger: Logger }) {
@@ -22,35 +22,34 @@ export class HostMaking {
    * HostRequest. Once this process made the namespace, the HostRequest need not wait for the
    * quota (two or three writes under load): its Deployment does (reconcile runs the guard first).
    */
-  async make(request: Pick<HostRequest, 'metadata' | 'spec'>, reserved: Resources): Promise<void> {
+  async make(request: Pick<HostRequest, 'metadata' | 'spec'>, reserved: Resources): Promise<HostRequest | undefined> {
     const key = `${request.metadata.namespace ?? ''}/${request.metadata.name ?? ''}`;
     const making = this.create(request, reserved);
     this.making.set(key, making);
     try {
-      await making;
+      return await making;
     } finally {
       if (this.making.get(key) === making) this.making.delete(key);
     }
   }
 
-  /** Resolves once a HostRequest being made is (or could not be); at once when none is. */
-  async made(key: string): Promise<void> {
-    await this.making.get(key)?.catch(() => undefined);
+  /** Resolves once a HostRequest being made is (or could not be), with it as created; at once when none is. */
+  async made(key: string): Promise<HostRequest | undefined> {
+    return this.making.get(key)?.catch(() => undefined);
   }
 
-  private async create(request: Pick<HostRequest, 'metadata' | 'spec'>, reserved: Resources): Promise<void> {
+  private async create(request: Pick<HostRequest, 'metadata' | 'spec'>, reserved: Resources): Promise<HostRequest | undefined> {
     const { guard, api, logger } = this.deps;
     const { origin, app, component } = request.spec;
     const body = { apiVersion: API_VERSION, kind: 'HostRequest', ...request } as HostRequest;
     const guarded = guard.ensure(origin, { request: body, reserved });
-    const create = async (): Promise<void> => {
+    const create = async (): Promise<HostRequest | undefined> => {
       logger.info({ origin, app, component }, 'hosting a component: HostRequest ACCEPTED');
-      await api.create(body as HostRequest & Record<string, unknown>);
+      return api.create(body);
     };
     if (!guard.made(origin)) {
       await guarded;
-      await create();
-      return;
+      return create();
     }
     const [, created] = await Promise.allSettled([guarded, create().catch((err: unknown) => {
       guard.forget(origin); // its namespace may have gone: the retry makes it first
@@ -58,5 +57,6 @@ export class HostMaking {
     })]);
     await guarded;
     if (created.status === 'rejected') throw created.reason;
+    return created.value;
   }
 }
