@@ -30,6 +30,9 @@ export class OriginHosts {
   private readonly deps: OriginSideDeps;
   /** Last word from the host of each remote component (`<key>/<component>`), for loss detection. */
   private readonly heard = new Map<string, number>();
+  /** Reports being applied per deployment, and deployments whose status write waits for them. */
+  private readonly reporting = new Map<string, number>();
+  private readonly deferred = new Set<string>();
   /** Hosts left out of a deployment's next auctions (refused or lost it), until when. */
   private readonly excluded = new Map<string, Map<string, number>>();
 
@@ -46,11 +49,37 @@ export class OriginHosts {
     this.heard.set(component, Date.now());
   }
 
-  /** A host's report on one component: kept on its OffloadRequest; the deployment's key, or undefined for a stale report. */
+  /**
+   * A host's report on one component: kept on its OffloadRequest; the deployment's key, or
+   * undefined for a stale report. While reports on a deployment's components are being applied,
+   * its status waits (defer()): written once for the batch, once the last of them is kept.
+   */
   async report(msg: HostStatusMessage): Promise<string | undefined> {
     const owner = deploymentOfApp(msg.app);
     if (owner === undefined) return undefined;
     const key = `${owner.namespace}/${owner.name}`;
+    this.reporting.set(key, (this.reporting.get(key) ?? 0) + 1);
+    try {
+      return await this.keep(key, owner.namespace, msg);
+    } finally {
+      const left = (this.reporting.get(key) ?? 1) - 1;
+      if (left > 0) this.reporting.set(key, left);
+      else {
+        this.reporting.delete(key);
+        if (this.deferred.delete(key)) this.deps.wake?.(key);
+      }
+    }
+  }
+
+  /** Whether a report on one of the deployment's components is being applied: its status is written after it (report()), not now. */
+  defer(key: string): boolean {
+    if (!this.reporting.has(key)) return false;
+    this.deferred.add(key);
+    return true;
+  }
+
+  private async keep(key: string, namespace: string, msg: HostStatusMessage): Promise<string | undefined> {
+    const owner = { namespace };
     const dfd = this.deps.deployments.get(key);
     if (dfd === undefined) return undefined;
     const name = offloadRequestName(dfd, msg.component);
