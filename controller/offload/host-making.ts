@@ -21,42 +21,35 @@ export class HostMaking {
    * The namespace, its Pod Security labels and a quota that holds this slice too, then the
    * HostRequest. Once this process made the namespace, the HostRequest need not wait for the
    * quota (two or three writes under load): its Deployment does (reconcile runs the guard first).
+   * A lease waits for the creation only (made()), not for the quota.
    */
   async make(request: Pick<HostRequest, 'metadata' | 'spec'>, reserved: Resources): Promise<HostRequest | undefined> {
-    const key = `${request.metadata.namespace ?? ''}/${request.metadata.name ?? ''}`;
-    const making = this.create(request, reserved);
-    this.making.set(key, making);
-    try {
-      return await making;
-    } finally {
-      if (this.making.get(key) === making) this.making.delete(key);
-    }
-  }
-
-  /** Resolves once a HostRequest being made is (or could not be), with it as created; at once when none is. */
-  async made(key: string): Promise<HostRequest | undefined> {
-    return this.making.get(key)?.catch(() => undefined);
-  }
-
-  private async create(request: Pick<HostRequest, 'metadata' | 'spec'>, reserved: Resources): Promise<HostRequest | undefined> {
     const { guard, api, logger } = this.deps;
     const { origin, app, component } = request.spec;
+    const key = `${request.metadata.namespace ?? ''}/${request.metadata.name ?? ''}`;
     const body = { apiVersion: API_VERSION, kind: 'HostRequest', ...request } as HostRequest;
+    const first = !guard.made(origin);
     const guarded = guard.ensure(origin, { request: body, reserved });
-    const create = async (): Promise<HostRequest | undefined> => {
+    const creation = (first ? guarded : Promise.resolve()).then(async () => {
       logger.info({ origin, app, component }, 'hosting a component: HostRequest ACCEPTED');
       return api.create(body);
-    };
-    if (!guard.made(origin)) {
-      await guarded;
-      return create();
-    }
-    const [, created] = await Promise.allSettled([guarded, create().catch((err: unknown) => {
-      guard.forget(origin); // its namespace may have gone: the retry makes it first
+    }).catch((err: unknown) => {
+      if (!first) guard.forget(origin); // its namespace may have gone: the retry makes it first
       throw err;
-    })]);
-    await guarded;
-    if (created.status === 'rejected') throw created.reason;
-    return created.value;
+    });
+    this.making.set(key, creation);
+    try {
+      const [, created] = await Promise.allSettled([guarded, creation]);
+      await guarded;
+      if (created.status === 'rejected') throw created.reason;
+      return created.value;
+    } finally {
+      if (this.making.get(key) === creation) this.making.delete(key);
+    }
+  }
+
+  /** Resolves once a HostRequest being made is created (or could not be), with it as created; at once when none is. */
+  async made(key: string): Promise<HostRequest | undefined> {
+    return this.making.get(key)?.catch(() => undefined);
   }
 }
