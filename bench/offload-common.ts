@@ -39,17 +39,37 @@ export function benchApp(name: string, i: number): Record<string, unknown> {
   return body;
 }
 
+/** One plain Deployment created on b, waited on until available. */
+async function plainDeployment(b: Member, name: string): Promise<void> {
+  await b.kube.apps.createNamespacedDeployment({
+    namespace: 'default',
+    body: { metadata: { name }, spec: { replicas: 1, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'example.com/c:1', resources: { requests: { cpu: '10m', memory: '16Mi' } } }] } } } },
+  });
+  await waitFor(`${name} available`, async () => ((await b.kube.apps.readNamespacedDeployment({ namespace: 'default', name })).status?.availableReplicas === 1 ? true : undefined), { timeoutMs: 60_000, intervalMs: 20 });
+}
+
 /** Kubernetes alone: a plain Deployment created on b until available, `count` times. */
 export async function baseline(b: Member, count: number): Promise<number[]> {
   const times: number[] = [];
   for (let i = 0; i < count; i += 1) {
-    const name = `plain-${String(i)}`;
     const start = performance.now();
-    await b.kube.apps.createNamespacedDeployment({
-      namespace: 'default',
-      body: { metadata: { name }, spec: { replicas: 1, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'example.com/c:1', resources: { requests: { cpu: '10m', memory: '16Mi' } } }] } } } },
-    });
-    await waitFor(`${name} available`, async () => ((await b.kube.apps.readNamespacedDeployment({ namespace: 'default', name })).status?.availableReplicas === 1 ? true : undefined), { timeoutMs: 60_000, intervalMs: 20 });
+    await plainDeployment(b, `plain-${String(i)}`);
+    times.push(performance.now() - start);
+  }
+  return times;
+}
+
+/**
+ * The app's floor with Kubernetes alone: its two components as two plain Deployments on b, the
+ * second (api) created once the first (db) is available, as a boot dependency orders them;
+ * from the first create to the second available, `count` times.
+ */
+export async function floorBaseline(b: Member, count: number): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const start = performance.now();
+    await plainDeployment(b, `floor-db-${String(i)}`);
+    await plainDeployment(b, `floor-api-${String(i)}`);
     times.push(performance.now() - start);
   }
   return times;

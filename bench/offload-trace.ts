@@ -47,7 +47,10 @@ export function countRequests(): void {
     try {
       return await original.call(this, method, path, options) as T;
     } catch (err) {
-      if (err instanceof KubeApiError && err.code === 409) bump(`${server} 409`);
+      if (err instanceof KubeApiError && err.code === 409) {
+        bump(`${server} 409`);
+        bump(`${server} by-resource 409 ${resourceOf(path)}`);
+      }
       throw err;
     }
   };

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { waitFor } from '../test/support/wait.ts';
 import { createApp, startFederation, type Member } from '../test/offload/support.ts';
-import { baseline, benchApp, benchContext, benchMembers, percentile, row } from './offload-common.ts';
+import { baseline, benchApp, benchContext, benchMembers, floorBaseline, percentile, row } from './offload-common.ts';
 import type { DroneFederatedDeployment } from '../controller/offload/workload.ts';
 import { appSteps, CostWindow, countRequests, requestsByResource, STEP_ORDER, traceSteps } from './offload-trace.ts';
 
@@ -50,6 +50,7 @@ try {
   members = [a, b];
   await waitFor('a to hear b', () => (a.controller.controller.offloader?.federation.agent.providers().includes('b') === true ? true : undefined), { timeoutMs: 30_000 });
   const kubernetesOnly = await baseline(b, BASELINE);
+  const floor = await floorBaseline(b, BASELINE);
   const clock = phaseClock(a);
   const steps = traceSteps(a, b);
   const costs = new CostWindow([a, b]);
@@ -97,11 +98,12 @@ try {
   console.log(row('PENDING → RUNNING (Kubernetes)', kubernetes));
   console.log(row('created → RUNNING (end to end)', total));
   console.log(row('baseline: plain Deployment on b', kubernetesOnly));
+  console.log(row('floor: db then api, plain, on b', floor));
   console.log(requestsByResource([a, b], REQUESTS));
   // the p99's apps: where each one's time went, step by step (ms since the step before)
   for (const app of slowest.sort((x, y) => y.total - x.total).slice(0, Math.max(1, Math.ceil(REQUESTS / 100)))) console.log(`slowest ${app.name} ${app.total.toFixed(0)} ms: ${app.path}`);
   const share = percentile(agreement, 50) / percentile(total, 50);
-  console.log(`agreement share of p50: ${(share * 100).toFixed(0)}%; end-to-end p50 / baseline p50: ×${(percentile(total, 50) / percentile(kubernetesOnly, 50)).toFixed(2)}`);
+  console.log(`agreement share of p50: ${(share * 100).toFixed(0)}%; end-to-end p50 / baseline p50: ×${(percentile(total, 50) / percentile(kubernetesOnly, 50)).toFixed(2)}, / floor p50: ×${(percentile(total, 50) / percentile(floor, 50)).toFixed(2)}; p99 / floor p99: ×${(percentile(total, 99) / percentile(floor, 99)).toFixed(2)}`);
 } finally {
   // BENCH_LOGS=dir keeps both controllers' logs, to read where a slow request waited
   const dir = process.env.BENCH_LOGS;

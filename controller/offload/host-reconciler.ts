@@ -6,7 +6,6 @@ import type { V1Deployment, V1Node, V1Service } from '@kubernetes/client-node';
 import { objectKey, type Informer } from '../../shared/kube/informer.ts';
 import { EdgeshifuError, errorMessage } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/log.ts';
-import { API_VERSION } from '../../shared/crds/resources.ts';
 import type { HostRequestStatus } from '../../shared/crds/drone.ts';
 import type { DroneAgent } from '../drone/agent.ts';
 import type { DroneEvent } from '../drone/agent-core.ts';
@@ -25,6 +24,8 @@ import type { PodSecurityLevel } from './pod-security.ts';
 import { sameJson } from '../status.ts';
 import { HostRenewals } from './host-renewals.ts';
 import { LaunchGrants } from './launch-grants.ts';
+import { HostMaking } from './host-making.ts';
+import { LatestWrites } from './latest.ts';
 
 export interface HostSideDeps {
   readonly api: OffloadApi;
@@ -54,12 +55,17 @@ export class HostSide {
   private readonly renewals: HostRenewals;
   private readonly guard: HostedGuard;
   private readonly grants: LaunchGrants;
+  /** HostRequests being made on an ACK (host-making.ts), and each one's last write until the cache has it (latest.ts). */
+  private readonly making: HostMaking;
+  private readonly latest: LatestWrites<HostRequest>;
 
   constructor(deps: HostSideDeps) {
     this.deps = deps;
     this.guard = new HostedGuard({ api: deps.api, requests: deps.requests, policyOf: deps.policyOf, reservedOf });
     this.renewals = new HostRenewals(deps);
     this.grants = new LaunchGrants(deps);
+    this.making = new HostMaking({ api: deps.api, guard: this.guard, logger: deps.logger });
+    this.latest = new LatestWrites(deps.requests);
   }
 
   /** The ledger after a restart: every HostRequest still here is a slice still held, renewed when its origin last was. */
@@ -84,23 +90,13 @@ export class HostSide {
     const { component, origin, app } = event;
     const entry = this.deps.agent.hosted().find((e) => e.origin === origin && e.app === app && e.component === component.name);
     const reserved = entry?.resources ?? reservedFor(component.resources);
-    const metadata = {
-      name: names.name, namespace: names.namespace, labels: { [LABEL_MANAGED_BY]: MANAGED_BY, [HOSTED_FOR_LABEL]: origin },
-      annotations: reservationAnnotations(reserved),
-    };
-    // the namespace, its Pod Security labels and a quota that holds this slice too, before the request exists
-    await this.guard.ensure(origin, { request: { apiVersion: API_VERSION, kind: 'HostRequest', metadata, spec: { origin, app, component: component.name, requestId: '', resources: {}, launch: false, leaseSeconds: this.deps.leaseSeconds, ...(component.workload === undefined ? {} : { workload: component.workload }) } } as unknown as HostRequest, reserved });
-    this.deps.logger.info({ origin, app, component: component.name }, 'hosting a component: HostRequest ACCEPTED');
-    await this.deps.api.create({
-      apiVersion: API_VERSION, kind: 'HostRequest',
-      metadata,
-      spec: {
-        origin, app, component: component.name, requestId: entry?.requestId ?? `${app}.${component.name}`,
-        resources: { cpu: `${component.resources.cpu}m`, memory: `${component.resources.memory}Mi` },
-        ...(component.workload === undefined ? {} : { workload: component.workload, revision: revisionOf(component.workload as Workload) }),
-        launch: false, leaseSeconds: this.deps.leaseSeconds,
-      },
-    });
+    const metadata = { name: names.name, namespace: names.namespace, labels: { [LABEL_MANAGED_BY]: MANAGED_BY, [HOSTED_FOR_LABEL]: origin }, annotations: reservationAnnotations(reserved) };
+    await this.making.make({ metadata, spec: {
+      origin, app, component: component.name, requestId: entry?.requestId ?? `${app}.${component.name}`,
+      resources: { cpu: `${component.resources.cpu}m`, memory: `${component.resources.memory}Mi` },
+      ...(component.workload === undefined ? {} : { workload: component.workload as Record<string, unknown>, revision: revisionOf(component.workload as Workload) }),
+      launch: false, leaseSeconds: this.deps.leaseSeconds,
+    } }, reserved);
   }
 
   /** The origin lets a component start on its dependencies' LAUNCHED here (launch-grants.ts): the key to reconcile once it did. */
@@ -114,7 +110,8 @@ export class HostSide {
     const request = await this.requestFor(msg);
     if (request === undefined) return undefined;
     const wanted = leasedSpec(msg, request.spec);
-    const key = objectKey(wanted === undefined ? request : await this.deps.api.patchLatest('HostRequest', request, { spec: wanted }));
+    const key = objectKey(request);
+    if (wanted !== undefined) this.latest.wrote(key, request, await this.deps.api.patchLatest('HostRequest', request, { spec: wanted }));
     this.renewals.renew(msg.sender, [key], Date.now());
     const told = this.told.get(key);
     // a plain renewal: answered with the last status, not reconciled (README, "Scale")
@@ -138,7 +135,12 @@ export class HostSide {
    */
   private async requestFor(msg: LeaseMessage): Promise<HostRequest | undefined> {
     const names = hostedNames(msg.sender, msg.app, msg.component);
-    const found = this.deps.requests.get(`${names.namespace}/${names.name}`) ?? await this.deps.api.get<HostRequest>('HostRequest', names.namespace, names.name);
+    const key = `${names.namespace}/${names.name}`;
+    const cached = this.latest.get(key);
+    if (cached !== undefined) return cached;
+    // being made (the lease overtook the ACK's creation): wait for it, not make it again
+    const made = await this.making.made(key);
+    const found = this.latest.get(key) ?? made ?? await this.deps.api.get<HostRequest>('HostRequest', names.namespace, names.name);
     if (found !== undefined) return found;
     const entry = this.deps.agent.hosted().find((e) => e.origin === msg.sender && e.app === msg.app && e.component === msg.component);
     if (entry === undefined) {
@@ -203,6 +205,7 @@ export class HostSide {
   /** A HostRequest that went: the slice it held leaves the namespace's quota. */
   private async gone(key: string): Promise<ReconcileResult> {
     this.told.delete(key);
+    this.latest.sweep();
     this.grants.forget(key);
     this.renewals.forget(key);
     const origin = /^drone-(.+)\//.exec(key)?.[1];
@@ -261,7 +264,7 @@ export class HostSide {
       || !sameJson(previous.ports, status.ports)
       || (status.revision !== undefined && previous.revision !== status.revision);
     // only this controller writes its status, field by field: no resourceVersion guard (a renewal in between is no conflict); unreported ports go
-    if (changed) await this.deps.api.patchStatus('HostRequest', { metadata: { name: request.metadata.name, namespace: request.metadata.namespace } }, { ports: null, ...status });
+    if (changed) this.latest.wrote(objectKey(request), request, await this.deps.api.patchStatus('HostRequest', { metadata: { name: request.metadata.name, namespace: request.metadata.namespace } } as HostRequest, { ports: null, ...status }));
     this.tell(request, status);
     if (status.phase === 'LAUNCHED') this.deps.agent.launched({ origin: request.spec.origin, app: request.spec.app, component: request.spec.component, movable: request.spec.movable === true });
     await this.grants.reported(objectKey(request), status);

@@ -48,13 +48,26 @@ export class HostedGuard {
 
   /** Writes for one namespace, one after another: two interleaved could leave the older quota written last. */
   private readonly queues = new Map<string, Promise<void>>();
+  /** The write queued behind the one in flight, per namespace: every caller arriving before it starts shares it. */
+  private readonly waiting = new Map<string, Promise<void>>();
   private readonly pending = new Map<string, { request: HostRequest; reserved: Resources; at: number }>();
 
-  /** The origin's namespace as it should be with its HostRequests here, `extra` (one being made) included. */
+  /**
+   * The origin's namespace as it should be with its HostRequests here, `extra` (one being made)
+   * included. A caller waits for a write that starts after it called; callers that arrive while
+   * one is in flight share the next (components accepted together: one quota write, not one each).
+   */
   async ensure(origin: string, extra?: { request: HostRequest; reserved: Resources }): Promise<void> {
     const namespace = hostedNames(origin, '', '').namespace;
+    if (extra !== undefined) this.pending.set(`${namespace}/${extra.request.metadata.name ?? ''}`, { ...extra, at: Date.now() });
+    const shared = this.waiting.get(namespace);
+    if (shared !== undefined) return shared;
     const previous = this.queues.get(namespace) ?? Promise.resolve();
-    const mine = previous.catch(() => undefined).then(() => this.write(origin, namespace, extra));
+    const mine = previous.catch(() => undefined).then(() => {
+      this.waiting.delete(namespace);
+      return this.write(origin, namespace);
+    });
+    this.waiting.set(namespace, mine);
     const settled = mine.catch(() => undefined);
     this.queues.set(namespace, settled);
     try {
@@ -64,9 +77,20 @@ export class HostedGuard {
     }
   }
 
-  private async write(origin: string, namespace: string, extra?: { request: HostRequest; reserved: Resources }): Promise<void> {
+  /** Whether this process has made the namespace: a HostRequest can then be made without waiting for its quota (the Deployment waits). */
+  made(origin: string): boolean {
+    return this.written.has(`${hostedNames(origin, '', '').namespace}/Namespace`);
+  }
+
+  /** What this process wrote for the namespace is in doubt (a HostRequest could not be made in it): the next pass writes it all. */
+  forget(origin: string): void {
+    const namespace = hostedNames(origin, '', '').namespace;
+    for (const key of [...this.written.keys()]) if (key.startsWith(`${namespace}/`)) this.written.delete(key);
+    this.built.delete(namespace);
+  }
+
+  private async write(origin: string, namespace: string): Promise<void> {
     const now = Date.now();
-    if (extra !== undefined) this.pending.set(`${namespace}/${extra.request.metadata.name ?? ''}`, { ...extra, at: now });
     const cached = this.deps.requests.list().filter((r) => r.metadata.namespace === namespace);
     const names = new Set(cached.map((r) => r.metadata.name));
     // a HostRequest being made counts until the cache has it (or, if its creation failed for good, for a while)

@@ -57,13 +57,12 @@ export class OffloadApi {
     }
   }
 
-  /** Creates the object unless it exists; returns whether it was created. */
-  async create(object: KubernetesObject & Record<string, unknown>): Promise<boolean> {
+  /** Creates the object unless it exists; returns it as created, or undefined when it existed. */
+  async create<T extends KubernetesObject>(object: T): Promise<T | undefined> {
     try {
-      await this.client.request('POST', collectionPath(object.kind ?? '', object.metadata?.namespace), { body: object });
-      return true;
+      return await this.client.request<T>('POST', collectionPath(object.kind ?? '', object.metadata?.namespace), { body: object });
     } catch (err) {
-      if (kubeStatusOf(err)?.code === 409) return false;
+      if (kubeStatusOf(err)?.code === 409) return undefined;
       throw toKubeError(err, `create ${describe(object)}`);
     }
   }

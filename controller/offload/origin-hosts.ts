@@ -9,6 +9,7 @@ import { sameJson } from '../status.ts';
 import { deploymentOfApp, type Status } from './origin-plan.ts';
 import type { OffloadRequest, OriginSideDeps } from './origin-reconciler.ts';
 import { offloadRequestName, type DroneFederatedDeployment } from './workload.ts';
+import { LatestWrites } from './latest.ts';
 
 const HOST_PHASE: Readonly<Record<HostStatusMessage['phase'], NonNullable<OffloadRequestStatus['phase']>>> = {
   ACCEPTED: 'ACCEPTED', SCHEDULED: 'SCHEDULED', CONNECTED: 'CONNECTED', LAUNCHED: 'LAUNCHED', FAILED: 'FAILED', GONE: 'FAILED',
@@ -29,11 +30,18 @@ export class OriginHosts {
   private readonly deps: OriginSideDeps;
   /** Last word from the host of each remote component (`<key>/<component>`), for loss detection. */
   private readonly heard = new Map<string, number>();
+  /** Reports being applied per deployment, and deployments whose status write waits for them. */
+  private readonly reporting = new Map<string, number>();
+  private readonly deferred = new Set<string>();
   /** Hosts left out of a deployment's next auctions (refused or lost it), until when. */
   private readonly excluded = new Map<string, Map<string, number>>();
 
+  /** Each OffloadRequest's last status write until the cache shows it: the next report is written over it, not over the older cached copy (a 409). */
+  private readonly latest: LatestWrites<OffloadRequest>;
+
   constructor(deps: OriginSideDeps) {
     this.deps = deps;
+    this.latest = new LatestWrites(deps.requests);
   }
 
   /** The host of `<key>/<component>` was heard from (or the component was just assigned to it). */
@@ -41,16 +49,42 @@ export class OriginHosts {
     this.heard.set(component, Date.now());
   }
 
-  /** A host's report on one component: kept on its OffloadRequest; the deployment's key, or undefined for a stale report. */
+  /**
+   * A host's report on one component: kept on its OffloadRequest; the deployment's key, or
+   * undefined for a stale report. While reports on a deployment's components are being applied,
+   * its status waits (defer()): written once for the batch, once the last of them is kept.
+   */
   async report(msg: HostStatusMessage): Promise<string | undefined> {
     const owner = deploymentOfApp(msg.app);
     if (owner === undefined) return undefined;
     const key = `${owner.namespace}/${owner.name}`;
+    this.reporting.set(key, (this.reporting.get(key) ?? 0) + 1);
+    try {
+      return await this.keep(key, owner.namespace, msg);
+    } finally {
+      const left = (this.reporting.get(key) ?? 1) - 1;
+      if (left > 0) this.reporting.set(key, left);
+      else {
+        this.reporting.delete(key);
+        if (this.deferred.delete(key)) this.deps.wake?.(key);
+      }
+    }
+  }
+
+  /** Whether a report on one of the deployment's components is being applied: its status is written after it (report()), not now. */
+  defer(key: string): boolean {
+    if (!this.reporting.has(key)) return false;
+    this.deferred.add(key);
+    return true;
+  }
+
+  private async keep(key: string, namespace: string, msg: HostStatusMessage): Promise<string | undefined> {
+    const owner = { namespace };
     const dfd = this.deps.deployments.get(key);
     if (dfd === undefined) return undefined;
     const name = offloadRequestName(dfd, msg.component);
     const fromHost = (r: OffloadRequest | undefined): r is OffloadRequest => r !== undefined && r.spec.app === msg.app && r.spec.cluster === msg.sender;
-    let request = this.deps.requests.get(`${owner.namespace}/${name}`);
+    let request = this.latest.get(`${owner.namespace}/${name}`);
     // the cache may lag a request written a moment ago: the API has the last word
     if (!fromHost(request)) request = await this.deps.api.get<OffloadRequest>('OffloadRequest', owner.namespace, name);
     // a report from a host this component has left (re-placed since) is stale
@@ -61,7 +95,7 @@ export class OriginHosts {
     const samePorts = sameJson(held.ports, status.ports);
     if (held.phase !== status.phase || held.endpoint !== status.endpoint || !samePorts || held.revision !== status.revision || held.message !== status.message) {
       // ports a host no longer reports (a component down to one port) are dropped, not merged
-      await this.deps.api.patchStatus('OffloadRequest', request, { ports: null, ...status });
+      this.latest.wrote(`${owner.namespace}/${name}`, request, await this.deps.api.patchStatus('OffloadRequest', request, { ports: null, ...status }));
       return key;
     }
     // a report that changes nothing (the answer to a renewal) only says the host is alive: the
@@ -132,5 +166,6 @@ export class OriginHosts {
   forget(key: string): void {
     this.excluded.delete(key);
     for (const k of [...this.heard.keys()]) if (k.startsWith(`${key}/`)) this.heard.delete(k);
+    this.latest.sweep();
   }
 }

@@ -188,6 +188,7 @@ export class OriginSide {
     status = { ...observe(status, seen), observedGeneration: dfd.metadata.generation };
     // leases first: a host waited for this write (a round trip to the API) before it could start
     this.leases.send(key, dfd, status);
+    if (this.hosts.defer(key)) return {}; // another report is being kept: one write for the batch
     await this.write(dfd, status);
     this.reclaims.launched(key, dfd, status);
     return {}; // no periodic reconcile: host reports, the caches and renewRound wake it
