@@ -4,7 +4,8 @@
 // every 30 s while it makes the bundles, and over a steady-state window after the last one (five
 // resync rounds by default). The real node is cordoned once the controller runs there, so the
 // controller's placement (which skips cordoned nodes) puts every deviceShifu on a KWOK node and
-// the kubelet runs none of them.
+// the kubelet runs none of them. Beside the working set: the controller's V8 old generation (its
+// /metrics) against the old-space cap, and the API server's writes per bundle by resource.
 import { GROUP, VERSION } from '../shared/crds/resources.ts';
 import { applyKustomization, applyObjects, overlayOn, readyPods } from '../test/realnode/support.ts';
 import type { Kube } from '../test/support/cluster.ts';
@@ -15,6 +16,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { apiText, podMemory } from './kubelet-summary.ts';
 import { kineReader } from './kine-metrics.ts';
+import { controllerScrape, perBundle, writesByResource } from './realnode-controller-metrics.ts';
 
 export interface ScaleOptions {
   readonly devices: number;
@@ -140,12 +142,14 @@ export async function controllerAtScale(node: RealNodeCluster, kube: Kube, optio
   const cordoned = await kubectl(kube.kubeconfigPath, ['cordon', node.nodeName]);
   if (cordoned.code !== 0) throw new Error(`kubectl cordon failed: ${cordoned.stderr}`);
   const kwokNodes = Array.from({ length: nodes }, (_, i) => `kwok-${i}`);
-  await inBatches(kwokNodes, (n) => kube.addNode(n, { memory: '64Gi', cpu: '64', pods: '1000' }));
+  // room for every deviceShifu with a quarter to spare (placement spreads them by free memory)
+  const pods = String(Math.max(1000, Math.ceil((devices / nodes) * 1.25)));
+  await inBatches(kwokNodes, (n) => kube.addNode(n, { memory: '64Gi', cpu: '64', pods }));
   await kube.core.createNamespace({ body: { metadata: { name: 'devices' } } });
   await applyObjects(kube, shifuExample('thermometer-configmap'));
   await new Promise((resolve) => setTimeout(resolve, options.idleMs));
   const idle = await sample(node, { what: 'idle', until: () => true, line: () => '' }, loadAverage);
-  console.log(`\ncontroller idle ${options.idleMs / 1000} s with ${nodes} KWOK nodes, no devices: working set ${idle.last.toFixed(1)} MiB (RSS ${idle.rssAtMax.toFixed(1)}) (load ${loadAverage()})`);
+  console.log(`\ncontroller idle ${options.idleMs / 1000} s with ${nodes} KWOK nodes, no devices: working set ${idle.last.toFixed(1)} MiB (RSS ${idle.rssAtMax.toFixed(1)}); ${(await controllerScrape(node, kube)).heap} (load ${loadAverage()})`);
 
   const names = Array.from({ length: devices }, (_, i) => `device-${i}`);
   const started = performance.now();
@@ -157,6 +161,7 @@ export async function controllerAtScale(node: RealNodeCluster, kube: Kube, optio
   });
   let bundles = 0;
   let nextThousand = 1000;
+  let lastMark = { bundles: 0, writes: await writesByResource(node), own: (await controllerScrape(node, kube)).writes };
   const readKine = kineReader(node.cluster.kineMetricsUrl, options.datastoreDir);
   const giveUp = options.bundleMs > 0 ? started + options.bundleMs : Infinity;
   let workersSet = options.workers === 0 || workersAtStart;
@@ -172,11 +177,15 @@ export async function controllerAtScale(node: RealNodeCluster, kube: Kube, optio
     bundles = await deploymentCount(kube, 'deviceshifu');
     if (bundles >= nextThousand) {
       const memory = await podMemory(node, SYSTEM, 'edgeshifu-controller-').catch(() => undefined);
-      console.log(`  ${bundles} bundles at ${((performance.now() - started) / 1000).toFixed(0)} s: controller working set ${memory?.ws.toFixed(1) ?? '?'} MiB (RSS ${memory?.rss.toFixed(1) ?? '?'}) (load ${loadAverage()})`);
+      const [writes, own] = [await writesByResource(node), await controllerScrape(node, kube)];
+      console.log(`  ${bundles} bundles at ${((performance.now() - started) / 1000).toFixed(0)} s: controller working set ${memory?.ws.toFixed(1) ?? '?'} MiB (RSS ${memory?.rss.toFixed(1) ?? '?'}); ${own.heap} (load ${loadAverage()})`);
+      console.log(`    since ${lastMark.bundles}, the API server: ${perBundle(lastMark.writes, writes, bundles - lastMark.bundles)}`);
+      console.log(`    the controller: ${perBundle(lastMark.own, own.writes, bundles - lastMark.bundles)}`);
+      lastMark = { bundles, writes, own: own.writes.size > 0 ? own.writes : lastMark.own };
       nextThousand = (Math.floor(bundles / 1000) + 1) * 1000;
     }
     return bundles >= devices || performance.now() >= giveUp;
-  }, line: async () => `${created} EdgeDevices created, ${bundles} bundles, ${await podCount(kube)} deviceShifu pods; API writes: ${await apiWriteLatency(node)}; ${await readKine()}; controller-manager throttled ${await controllerManagerThrottled(node)} times` }, loadAverage);
+  }, line: async () => `${created} EdgeDevices created, ${bundles} bundles, ${await podCount(kube)} deviceShifu pods; ${(await controllerScrape(node, kube)).heap}; API writes: ${await apiWriteLatency(node)}; ${await readKine()}; controller-manager throttled ${await controllerManagerThrottled(node)} times` }, loadAverage);
   await creating;
   const madeS = (performance.now() - started) / 1000;
   console.log(`${bundles >= devices ? 'all ' : ''}${bundles} of ${devices} bundles in ${madeS.toFixed(1)} s; working set while making them ${making.min.toFixed(1)}–${making.max.toFixed(1)} MiB (RSS ${making.rssAtMax.toFixed(1)} at the peak); ${await restarts(kube)}`);
@@ -189,6 +198,6 @@ export async function controllerAtScale(node: RealNodeCluster, kube: Kube, optio
   const settleEnd = performance.now() + options.settleSeconds * 1000;
   const steady = await sample(node, { what: 'steady state', until: () => performance.now() >= settleEnd, line: async () => `${bundles = await deploymentCount(kube, 'deviceshifu')} bundles` }, loadAverage);
   const onRealNodeCount = (await kube.core.listNamespacedPod({ namespace: 'deviceshifu', fieldSelector: `spec.nodeName=${node.nodeName}`, limit: 1 })).items.length;
-  console.log(`steady state, the ${options.settleSeconds} s after (${bundles} bundles at the end): working set ${steady.min.toFixed(1)}–${steady.max.toFixed(1)} MiB, ${steady.last.toFixed(1)} at the end (RSS ${steady.rssAtMax.toFixed(1)} at the peak, ${steady.lastRss.toFixed(1)} at the end); ${await readyDeviceShifus(kube)} deviceShifus Ready; ${await restarts(kube)}`);
+  console.log(`steady state, the ${options.settleSeconds} s after (${bundles} bundles at the end): working set ${steady.min.toFixed(1)}–${steady.max.toFixed(1)} MiB, ${steady.last.toFixed(1)} at the end (RSS ${steady.rssAtMax.toFixed(1)} at the peak, ${steady.lastRss.toFixed(1)} at the end); ${await readyDeviceShifus(kube)} deviceShifus Ready; ${(await controllerScrape(node, kube)).heap}; ${await restarts(kube)}`);
   console.log(`  deviceShifu pods on the real node: ${onRealNodeCount} (all on KWOK nodes when 0); aim: under 100 MiB at ${devices} devices`);
 }

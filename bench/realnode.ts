@@ -5,7 +5,7 @@
 // TCP, LwM2M) a deviceShifu and its mock; then EdgeDevice created -> deviceShifu pod Ready over N devices
 // against a bare Deployment of the same image created in the same run, interleaved one by one.
 //   npm run bench:realnode [-- --devices 50 --calls 5000 --idle-seconds 60 --quiet-seconds 15 --protocols all]
-// --devices 0 leaves the latency run out. --controller-devices 10000 [--kwok-nodes 100
+// --devices 0 leaves the latency run out. --controller-devices 10000 [--kwok-nodes 20
 // --settle-seconds 300 --bundle-minutes 0 --kube-api-qps 20 --controller-workers 16
 // --workers-after-minutes 4 (0: from the start) --datastore tmpfs] measures instead the controller, in a
 // pod on the real node, with that many EdgeDevices on KWOK nodes (realnode-controller-scale.ts);
@@ -30,7 +30,7 @@ import { waitFor } from '../test/support/wait.ts';
 
 const { values } = parseArgs({ options: {
   devices: { type: 'string', default: '50' }, calls: { type: 'string', default: '5000' }, 'idle-seconds': { type: 'string', default: '60' },
-  protocols: { type: 'string', default: 'all' }, 'controller-devices': { type: 'string', default: '0' }, 'kwok-nodes': { type: 'string', default: '100' }, 'settle-seconds': { type: 'string', default: '300' }, 'bundle-minutes': { type: 'string', default: '0' },
+  protocols: { type: 'string', default: 'all' }, 'controller-devices': { type: 'string', default: '0' }, 'kwok-nodes': { type: 'string', default: '20' }, 'settle-seconds': { type: 'string', default: '300' }, 'bundle-minutes': { type: 'string', default: '0' },
   'kube-api-qps': { type: 'string', default: '' }, 'controller-workers': { type: 'string', default: '0' }, 'workers-after-minutes': { type: 'string', default: '0' },
   'quiet-seconds': { type: 'string', default: '15' }, datastore: { type: 'string', default: '' },
 } });

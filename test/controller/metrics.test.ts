@@ -3,6 +3,7 @@
 import test from 'ava';
 import * as promClient from 'prom-client';
 import { Writable } from 'node:stream';
+import { getHeapStatistics } from 'node:v8';
 import { Gauge, Registry } from '../../shared/prometheus.ts';
 import { EdgeshifuError } from '../../shared/errors.ts';
 import { Runner } from '../../controller/runner.ts';
@@ -53,6 +54,21 @@ test('two runners on one registry share the reconcile series, told apart by labe
   t.regex(text, /edgeshifu_reconcile_duration_seconds_count\{component="controller",controller="edgedevice"\} 1\n/);
   t.is(text.match(/# TYPE edgeshifu_reconcile_total /g)?.length, 1, 'one family, not one per runner');
   t.regex(text, /edgeshifu_process_resident_memory_bytes\{component="controller"\} \d+/);
+});
+
+test('the scrape reads V8\'s old generation against its limit, and follows what the heap holds', (t) => {
+  const registry = controllerRegistry();
+  const read = (name: string): number => Number(new RegExp(`^${name}\\{component="controller"\\} (\\d+)$`, 'm').exec(registry.metrics())?.[1] ?? NaN);
+  const limit = read('edgeshifu_nodejs_heap_size_limit_bytes');
+  t.is(limit, getHeapStatistics().heap_size_limit);
+  const before = read('edgeshifu_nodejs_old_generation_used_bytes');
+  t.true(before > 0 && before < limit, `old generation ${String(before)} of ${String(limit)}`);
+  t.true(read('edgeshifu_nodejs_old_generation_size_bytes') >= before, 'committed is at least what is used');
+  // 16 MB of doubles held in one array (on the heap, unlike a typed array's buffer): a large object, so old generation
+  const held = new Array<number>(2 * 1024 * 1024).fill(1.5);
+  const after = read('edgeshifu_nodejs_old_generation_used_bytes');
+  t.true(after - before >= 15 * 1024 * 1024, `old generation ${String(before)} → ${String(after)} with 16 MB held`);
+  t.is(held[0], 1.5);
 });
 
 test('a write that lost an optimistic-concurrency race is retried and counted as a conflict, not logged as an error', async (t) => {
