@@ -1,10 +1,12 @@
 // A lease lands although the host's cache lags its HostRequest: the host writes the lease over
 // the stored version when the cached one is no longer current (409), instead of retrying over the
 // same stale copy. Under load the cache lagged the host's own status write, the lease lost three
-// times, and the component waited for the next renewal round (11.6 s for one of 300 apps). The
-// test keeps b's cache of db's HostRequest at its first version until a lease has been written;
-// the code before never wrote it (the wait ran out); now one write conflicts, the next lands, and
-// a sends db one lease that says go.
+// times, and the component waited for the next renewal round (11.6 s for one of 300 apps). A write
+// right after the host's own now goes over what that write returned (controller/offload/latest.ts),
+// so the test makes the stored version newer than anything b wrote: another writer annotates db's
+// HostRequest after b's status write, and b's cache keeps its first version until a lease has been
+// written. The code before the stored-version retry never wrote it (the wait ran out); now one
+// write conflicts, the next lands, and a sends db one lease that says go.
 import test from 'ava';
 import { KubeApiError, KubeClient } from '../../shared/kube/client.ts';
 import { waitFor } from '../support/wait.ts';
@@ -12,6 +14,7 @@ import { createApp, readApp, startFederation, twoComponentApp } from './support.
 import type { HostRequest } from '../../controller/offload/objects.ts';
 import type { OffloadMessage } from '../../controller/drone/agent.ts';
 import type { LeaseMessage } from '../../controller/drone/messages/index.ts';
+import { GROUP, VERSION } from '../../shared/crds/resources.ts';
 
 test.serial('a lease is written over the stored HostRequest when the host\'s cache lags it', async (t) => {
   const [a, b] = await startFederation(t, [{ id: 'a', cpu: '500m', memory: '512Mi' }, { id: 'b', cpu: '8', memory: '16Gi', pods: '200' }]);
@@ -25,13 +28,20 @@ test.serial('a lease is written over the stored HostRequest when the host\'s cac
   const made = new Map<string, HostRequest>();
   let lagging = true;
   let conflicts = 0;
+  let annotated = false;
   const cache = host.hostRequests;
   const get = cache.get.bind(cache);
   cache.on('add', (r, key) => { if (r.spec.component === 'db') made.set(key, r); });
   cache.get = (key: string) => (lagging ? made.get(key) ?? get(key) : get(key));
   const onLease = host.host.onLease.bind(host.host);
   host.host.onLease = async (m: LeaseMessage) => {
-    if (m.component === 'db') await waitFor('db ACCEPTED on b', () => (cache.list().some((r) => r.spec.component === 'db' && r.status?.phase !== undefined) ? true : undefined), { timeoutMs: 30_000, intervalMs: 10 });
+    if (m.component === 'db') {
+      await waitFor('db ACCEPTED on b', () => (cache.list().some((r) => r.spec.component === 'db' && r.status?.phase !== undefined) ? true : undefined), { timeoutMs: 30_000, intervalMs: 10 });
+      if (!annotated) {
+        annotated = true;
+        await annotateDb(b.kube);
+      }
+    }
     return onLease(m);
   };
   const original = Reflect.get<KubeClient, 'request'>(KubeClient.prototype, 'request');
@@ -59,3 +69,20 @@ test.serial('a lease is written over the stored HostRequest when the host\'s cac
   await waitFor('shop RUNNING', async () => ((await readApp(a.kube, 'shop'))?.status?.phase === 'RUNNING' ? true : undefined), { timeoutMs: 60_000 });
   t.is(sent.filter((m) => m.kind === 'lease' && m.component === 'db' && m.launch).length, 1, 'one lease said go to db: none was sent again as stale');
 });
+
+/** Another writer's change to db's HostRequest (a PUT through client-node, not b's client), retried over a race with b's own writes. */
+async function annotateDb(kube: Parameters<typeof createApp>[0]): Promise<void> {
+  const at = { group: GROUP, version: VERSION, namespace: 'drone-a', plural: 'hostrequests' };
+  await waitFor('db annotated by another writer', async () => {
+    const list = await kube.custom.listNamespacedCustomObject(at) as { items: HostRequest[] };
+    const db = list.items.find((r) => r.spec.component === 'db');
+    if (db?.metadata?.name === undefined) return undefined;
+    db.metadata.annotations = { ...db.metadata.annotations, 'test.edgeshifu.io/touched': 'yes' };
+    try {
+      await kube.custom.replaceNamespacedCustomObject({ ...at, name: db.metadata.name, body: db });
+      return true;
+    } catch {
+      return undefined; // a 409 against b's own write: read and try again
+    }
+  }, { timeoutMs: 30_000, intervalMs: 20 });
+}

@@ -114,8 +114,13 @@ test('Services reach carried pods through the provider\'s NodePorts; logs on req
   const missing = await fetch(`${base}/nobody/log`);
   t.is(missing.status, 404);
   t.regex(await missing.text(), /is not carried to a provider/);
-  const follow = await fetch(`${base}/${carried?.metadata?.name ?? ''}/log?follow=true`);
-  t.is(follow.status, 400);
+  // a followed log starts after its first read: here that read is the same 404, carried back
+  const follow = await fetch(`${base}/${carried?.metadata?.name ?? ''}/log?follow=true&container=web`);
+  t.is(follow.status, 404);
+  t.regex(await follow.text(), /prov-b's API server answered 404/);
+  const followPrevious = await fetch(`${base}/${carried?.metadata?.name ?? ''}/log?follow=true&previous=true`);
+  t.is(followPrevious.status, 400);
+  t.regex(await followPrevious.text(), /follow and previous=true do not go together/);
 
   // the contract's end: pods drained on both sides, the slices and provider Services gone with them
   await waitFor('the node drained and the Allocation Released', async () => {
