@@ -76,10 +76,11 @@ async function annotateDb(kube: Parameters<typeof createApp>[0]): Promise<void> 
   await waitFor('db annotated by another writer', async () => {
     const list = await kube.custom.listNamespacedCustomObject(at) as { items: HostRequest[] };
     const db = list.items.find((r) => r.spec.component === 'db');
-    if (db?.metadata?.name === undefined) return undefined;
+    const name = db?.metadata.name;
+    if (db === undefined || name === undefined) return undefined;
     db.metadata.annotations = { ...db.metadata.annotations, 'test.edgeshifu.io/touched': 'yes' };
     try {
-      await kube.custom.replaceNamespacedCustomObject({ ...at, name: db.metadata.name, body: db });
+      await kube.custom.replaceNamespacedCustomObject({ ...at, name, body: db });
       return true;
     } catch {
       return undefined; // a 409 against b's own write: read and try again
