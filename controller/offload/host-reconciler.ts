@@ -106,9 +106,9 @@ export class HostSide {
 
   /** A lease from the origin: renew, take what it says to run (a standing grant's go included), and answer where the component stands. */
   async onLease(lease: LeaseMessage): Promise<string | undefined> {
-    const request = await this.requestFor(lease);
+    const msg = this.grants.leased(lease);
+    const request = await this.requestFor(msg);
     if (request === undefined) return undefined;
-    const msg = this.grants.leased(lease); // after any wait above: a dependency LAUNCHED meanwhile counts
     const wanted = leasedSpec(msg, request.spec);
     const key = objectKey(request);
     if (wanted !== undefined) this.latest.wrote(key, request, await this.deps.api.patchLatest('HostRequest', request, { spec: wanted }));

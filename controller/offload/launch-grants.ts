@@ -59,12 +59,6 @@ export class LaunchGrants {
 
   constructor(deps: { readonly api: OffloadApi; readonly requests: Informer<HostRequest> }) {
     this.deps = deps;
-    // a dependency can be LAUNCHED before the granted component's HostRequest is in the cache
-    // (start() then finds none): its arrival starts it. A failed write is left to the lease,
-    // which leased() turns into the same go.
-    deps.requests.on('add', (_request, key) => {
-      if (this.grants.has(key)) this.start(key).catch(() => undefined);
-    });
   }
 
   /** A grant from an origin: kept, and acted on at once when its dependencies already run here. */
