@@ -206,7 +206,7 @@ export class HostSide {
   private async gone(key: string): Promise<ReconcileResult> {
     this.told.delete(key);
     this.latest.sweep();
-    this.grants.forget(key);
+    this.grants.forgetGone(key, this.deps.agent.hosted());
     this.renewals.forget(key);
     const origin = /^drone-(.+)\//.exec(key)?.[1];
     if (origin !== undefined) await this.guard.ensure(origin);

@@ -59,6 +59,11 @@ export class LaunchGrants {
 
   constructor(deps: { readonly api: OffloadApi; readonly requests: Informer<HostRequest> }) {
     this.deps = deps;
+    // a dependency can be LAUNCHED before the granted component's HostRequest is in the cache
+    // (start() then finds none): its arrival starts it; a failed write is left to the lease
+    deps.requests.on('add', (_request, key) => {
+      if (this.grants.has(key)) this.start(key).catch(() => undefined);
+    });
   }
 
   /** A grant from an origin: kept, and acted on at once when its dependencies already run here. */
@@ -92,6 +97,11 @@ export class LaunchGrants {
     }
     const terms = grantedTerms(grant, msg.revision, (k) => this.launched.get(k));
     return terms === undefined ? msg : { ...msg, ...terms };
+  }
+
+  /** A HostRequest missing from the cache: its grant goes, unless the component is still held here (its HostRequest made but not in the cache yet). */
+  forgetGone(key: string, held: ReadonlyArray<{ readonly origin: string; readonly app: string; readonly component: string }>): void {
+    if (!held.some((e) => hostedKey(e.origin, e.app, e.component) === key)) this.forget(key);
   }
 
   forget(key: string): void {
