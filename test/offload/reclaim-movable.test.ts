@@ -64,8 +64,9 @@ test.serial('the Moved event of a deployment that is FAILED is recorded when the
   await createApp(a.kube, appOf('alpha', [['held', '600m'], ['other', '1200m']]));
   await until(a.kube, 'alpha', 'placed on b', (d) => placedOn(d, 'held') === 'b' && placedOn(d, 'other') === 'b');
   // b loses `other` (its HostRequest deleted by hand): it goes back to the agreement without b, and c is too small for it
-  const lost = (await hostRequests(b)).find((r) => r.spec.component === 'other');
-  await b.kube.custom.deleteNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: 'drone-a', plural: 'hostrequests', name: lost?.metadata.name ?? 'other' });
+  // a's status says b before b's HostRequest is written: wait for it, or the delete finds nothing
+  const lost = await waitFor('b\'s HostRequest for other', async () => (await hostRequests(b)).find((r) => r.spec.component === 'other'), { timeoutMs: 60_000 });
+  await b.kube.custom.deleteNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: 'drone-a', plural: 'hostrequests', name: lost.metadata.name ?? 'other' });
   const alphaFailed = await until(a.kube, 'alpha', 'failed, held still on b', (d) => d.status?.phase === 'FAILED' && placedOn(d, 'held') === 'b' && placedOn(d, 'other') === undefined);
   t.regex(alphaFailed.status?.reason ?? '', /room|reclaim/);
   t.is((await movedEvents(a)).length, 0);
