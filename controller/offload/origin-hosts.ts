@@ -71,6 +71,11 @@ export class OriginHosts {
     }
   }
 
+  /** An OffloadRequest (`<namespace>/<name>`) with this process's last report on it, though the cache may not show it yet. */
+  request(key: string): OffloadRequest | undefined {
+    return this.latest.get(key);
+  }
+
   /** Whether a report on one of the deployment's components is being applied: its status is written after it (report()), not now. */
   defer(key: string): boolean {
     if (!this.reporting.has(key)) return false;
@@ -136,7 +141,7 @@ export class OriginHosts {
 
   private lossOf(key: string, dfd: DroneFederatedDeployment, c: ComponentStatus, now: number): string | undefined {
     if (c.cluster === undefined || c.cluster === this.deps.cluster) return undefined;
-    const request = this.deps.requests.get(`${dfd.metadata.namespace ?? ''}/${offloadRequestName(dfd, c.name)}`);
+    const request = this.latest.get(`${dfd.metadata.namespace ?? ''}/${offloadRequestName(dfd, c.name)}`);
     const current = request !== undefined && request.spec.app === c.app && request.spec.cluster === c.cluster;
     const heardKey = `${key}/${c.name}`;
     if (!this.heard.has(heardKey)) this.heard.set(heardKey, now);

@@ -22,9 +22,13 @@ export class OriginObjects {
   /** Deployments (at a generation) whose Service names were found free or theirs. */
   private readonly namesChecked = new Set<string>();
 
-  constructor(deps: OriginSideDeps, assigned: (component: string) => void) {
+  /** Each OffloadRequest with the last host report written on it: the status written after a batch of reports says all of them, not what the cache has caught up with. */
+  private readonly requests: (key: string) => OffloadRequest | undefined;
+
+  constructor(deps: OriginSideDeps, assigned: (component: string) => void, requests: (key: string) => OffloadRequest | undefined) {
     this.deps = deps;
     this.assigned = assigned;
+    this.requests = requests;
   }
 
   /** Starts what runs here, and keeps an OffloadRequest and a local Service for what runs elsewhere. */
@@ -58,7 +62,7 @@ export class OriginObjects {
   private async remote(dfd: DroneFederatedDeployment, component: string, at: { cluster: string; app: string }, workload: Workload): Promise<Observation> {
     const namespace = dfd.metadata.namespace ?? '';
     const name = offloadRequestName(dfd, component);
-    const request = this.deps.requests.get(`${namespace}/${name}`);
+    const request = this.requests(`${namespace}/${name}`);
     if (request === undefined || request.spec.app !== at.app || request.spec.cluster !== at.cluster) return this.assign(dfd, component, at, request);
     const s = request.status ?? {};
     // a host that reports one port (or an older one) is reached on the first declared port

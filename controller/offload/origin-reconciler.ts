@@ -79,7 +79,7 @@ export class OriginSide {
     this.leases = new OriginLeases(deps);
     this.reclaims = new OriginReclaim(deps);
     this.statuses = new OriginStatus(deps);
-    this.objects = new OriginObjects(deps, (component) => { this.hosts.heardFrom(component); });
+    this.objects = new OriginObjects(deps, (component) => { this.hosts.heardFrom(component); }, (key) => this.hosts.request(key));
   }
 
   /** What this cluster runs itself for its deployments, back in the agent's ledger after a restart. */
