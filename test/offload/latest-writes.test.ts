@@ -5,35 +5,15 @@
 // over the stale cached version: a's was refused (409) and had to wait for a retry, b's was
 // refused, read again and written again (one more PATCH and a GET).
 import test from 'ava';
-import { waitFor } from '../support/wait.ts';
 import { holdRequests } from './held-requests.ts';
-import { createApp, readApp, startFederation, twoComponentApp } from './support.ts';
-import type { HostStatusMessage, LeaseMessage } from '../../controller/drone/messages/index.ts';
+import { recordLeases, recordReports, runShop, shopFederation } from './shop.ts';
 import { GROUP, VERSION } from '../../shared/crds/resources.ts';
 
 test.serial('a report or a lease right after the last write is written once, over that write', async (t) => {
-  const [a, b] = await startFederation(t, [{ id: 'a', cpu: '500m', memory: '512Mi' }, { id: 'b', cpu: '8', memory: '16Gi', pods: '200' }]);
-  const origin = a?.controller.controller.offloader;
-  const host = b?.controller.controller.offloader;
-  if (a === undefined || b === undefined || origin === undefined || host === undefined) throw new Error('no federation');
-  await waitFor('a to hear b', () => (origin.federation.agent.providers().includes('b') ? true : undefined), { timeoutMs: 30_000 });
-
-  const reports: HostStatusMessage[] = [];
-  const onHostStatus = origin.origin.onHostStatus.bind(origin.origin);
-  origin.origin.onHostStatus = async (msg: HostStatusMessage) => {
-    reports.push(msg);
-    return onHostStatus(msg);
-  };
-  const leases: LeaseMessage[] = [];
-  const onLease = host.host.onLease.bind(host.host);
-  host.host.onLease = async (msg: LeaseMessage) => {
-    leases.push(msg);
-    return onLease(msg);
-  };
-  const body = twoComponentApp('shop', { cpu: '100m', memory: '64Mi' }) as { spec: Record<string, unknown> };
-  body.spec.offload = true;
-  await createApp(a.kube, body);
-  await waitFor('shop RUNNING', async () => ((await readApp(a.kube, 'shop'))?.status?.phase === 'RUNNING' ? true : undefined), { timeoutMs: 60_000 });
+  const { a, b, origin, host } = await shopFederation(t);
+  const reports = recordReports(origin);
+  const leases = recordLeases(host);
+  await runShop(a);
   const launched = reports.find((r) => r.component === 'api' && r.phase === 'LAUNCHED');
   const go = leases.findLast((l) => l.component === 'api' && l.launch);
   if (launched === undefined || go === undefined) throw new Error('no LAUNCHED report or go for api');

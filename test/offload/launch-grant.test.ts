@@ -7,17 +7,14 @@
 import test from 'ava';
 import type { V1Deployment } from '@kubernetes/client-node';
 import { waitFor } from '../support/wait.ts';
-import { createApp, readApp, startFederation, twoComponentApp } from './support.ts';
+import { createApp, readApp, twoComponentApp } from './support.ts';
+import { shopFederation } from './shop.ts';
 import { GROUP, VERSION } from '../../shared/crds/resources.ts';
 import type { HostStatusMessage, LeaseMessage } from '../../controller/drone/messages/index.ts';
 import type { OffloadMessage } from '../../controller/drone/agent.ts';
 
 test.serial('a host starts a component on its same-host dependency\'s LAUNCHED, granted by the origin, and the origin\'s go changes nothing', async (t) => {
-  const [a, b] = await startFederation(t, [{ id: 'a', cpu: '500m', memory: '512Mi' }, { id: 'b', cpu: '8', memory: '16Gi', pods: '200' }]);
-  const origin = a?.controller.controller.offloader;
-  const host = b?.controller.controller.offloader;
-  if (a === undefined || b === undefined || origin === undefined || host === undefined) throw new Error('no federation');
-  await waitFor('a to hear b', () => (origin.federation.agent.providers().includes('b') ? true : undefined), { timeoutMs: 30_000 });
+  const { a, b, origin, host } = await shopFederation(t);
 
   // a does not take in db's LAUNCHED until released
   const held: Array<() => void> = [];

@@ -6,7 +6,8 @@
 import test from 'ava';
 import { waitFor } from '../support/wait.ts';
 import { holdRequests } from './held-requests.ts';
-import { createApp, readApp, startFederation, twoComponentApp } from './support.ts';
+import { readApp } from './support.ts';
+import { recordReports, runShop, shopFederation } from './shop.ts';
 import type { HostStatusMessage } from '../../controller/drone/messages/index.ts';
 
 /** a's reconciles of DroneFederatedDeployments so far, whatever their result. */
@@ -16,21 +17,9 @@ function reconciles(metrics: string): number {
 }
 
 test.serial('two reports at once: the deployment\'s status written once, after both', async (t) => {
-  const [a, b] = await startFederation(t, [{ id: 'a', cpu: '500m', memory: '512Mi' }, { id: 'b', cpu: '8', memory: '16Gi', pods: '200' }]);
-  const origin = a?.controller.controller.offloader;
-  if (a === undefined || b === undefined || origin === undefined) throw new Error('no federation');
-  await waitFor('a to hear b', () => (origin.federation.agent.providers().includes('b') ? true : undefined), { timeoutMs: 30_000 });
-
-  const reports: HostStatusMessage[] = [];
-  const onHostStatus = origin.origin.onHostStatus.bind(origin.origin);
-  origin.origin.onHostStatus = async (msg: HostStatusMessage) => {
-    reports.push(msg);
-    return onHostStatus(msg);
-  };
-  const body = twoComponentApp('shop', { cpu: '100m', memory: '64Mi' }) as { spec: Record<string, unknown> };
-  body.spec.offload = true;
-  await createApp(a.kube, body);
-  await waitFor('shop RUNNING', async () => ((await readApp(a.kube, 'shop'))?.status?.phase === 'RUNNING' ? true : undefined), { timeoutMs: 60_000 });
+  const { a, origin } = await shopFederation(t);
+  const reports = recordReports(origin);
+  await runShop(a);
   const launched = (component: string): HostStatusMessage => {
     const found = reports.find((r) => r.component === component && r.phase === 'LAUNCHED');
     if (found === undefined) throw new Error(`no LAUNCHED report for ${component}`);
