@@ -1,6 +1,9 @@
 // The contract every driver with instructions passes (one contract suite for all
 // protocols): no crash without a device, 'unavailable' while it is away, pick-up once it is there
-// (reconnect with backoff, no restart), aborts honoured, and a clean stop.
+// (reconnect with backoff, no restart), aborts honoured, and a clean stop. One test at a time:
+// run together, OPC UA's start (node-opcua's modules and nodeset, loaded synchronously) held this
+// worker's event loop for seconds under load, and the Socket call's deadline ran out before the
+// refused connection was seen (a 'timeout' instead of 'unavailable').
 import test from 'ava';
 import { isEdgeshifuError } from '../../shared/errors.ts';
 import { freePort } from '../support/controlplane/ports.ts';
@@ -8,7 +11,7 @@ import { waitFor } from '../support/wait.ts';
 import { buildDriver, DRIVER_FIXTURES } from './support/drivers.ts';
 
 for (const fixture of DRIVER_FIXTURES) {
-  test(`${fixture.protocol}: starts without its device, fails calls as unavailable, then picks the device up`, async (t) => {
+  test.serial(`${fixture.protocol}: starts without its device, fails calls as unavailable, then picks the device up`, async (t) => {
     const port = await freePort();
     const built = await buildDriver(t, fixture.setup(port));
     const error = await t.throwsAsync(built.call(fixture.instruction, fixture.request));
@@ -25,7 +28,7 @@ for (const fixture of DRIVER_FIXTURES) {
     await device.close();
   });
 
-  test(`${fixture.protocol}: survives a device restart without being restarted itself`, async (t) => {
+  test.serial(`${fixture.protocol}: survives a device restart without being restarted itself`, async (t) => {
     const port = await freePort();
     const built = await buildDriver(t, fixture.setup(port));
     const first = await fixture.startDevice(t, port);
@@ -44,7 +47,7 @@ for (const fixture of DRIVER_FIXTURES) {
     t.regex(again.body, fixture.expected);
   });
 
-  test(`${fixture.protocol}: a call whose signal is already aborted does not reach the device`, async (t) => {
+  test.serial(`${fixture.protocol}: a call whose signal is already aborted does not reach the device`, async (t) => {
     const port = await freePort();
     const built = await buildDriver(t, fixture.setup(port));
     await fixture.startDevice(t, port);

@@ -5,8 +5,8 @@
 // right after the host's own now goes over what that write returned (controller/offload/latest.ts),
 // so the test makes the stored version newer than anything b wrote: another writer annotates db's
 // HostRequest after b's status write, and b's cache keeps its first version until a lease has been
-// written. The code before the stored-version retry never wrote it (the wait ran out); now one
-// write conflicts, the next lands, and a sends db one lease that says go.
+// written. The code before the stored-version retry never wrote it (the wait ran out); now a
+// write conflicts, one over the stored version lands, and a sends db one lease that says go.
 import test from 'ava';
 import { KubeApiError, KubeClient } from '../../shared/kube/client.ts';
 import { waitFor } from '../support/wait.ts';
@@ -65,7 +65,10 @@ test.serial('a lease is written over the stored HostRequest when the host\'s cac
   await createApp(a.kube, body);
   await waitFor('db\'s lease written on b', () => (lagging ? undefined : true), { timeoutMs: 30_000, intervalMs: 20 });
   t.log(`${String(conflicts)} conflicting lease writes`);
-  t.is(conflicts, 1, 'one write over the stale copy, then one over the stored version');
+  // at least the write over the stale copy; under load b's own status write (or a second lease to
+  // db) can land between the read of the stored version and the write over it: one more 409, and
+  // the reconcile's retry writes it
+  t.true(conflicts >= 1, 'a write over the stale copy, then over the stored version');
   await waitFor('shop RUNNING', async () => ((await readApp(a.kube, 'shop'))?.status?.phase === 'RUNNING' ? true : undefined), { timeoutMs: 60_000 });
   t.is(sent.filter((m) => m.kind === 'lease' && m.component === 'db' && m.launch).length, 1, 'one lease said go to db: none was sent again as stale');
 });

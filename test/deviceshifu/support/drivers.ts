@@ -79,7 +79,7 @@ export const DRIVER_FIXTURES: readonly DriverFixture[] = [
     protocol: 'Socket',
     setup: (port) => ({ spec: { protocol: 'Socket', address: address(port), protocolSettings: { SocketSetting: { encoding: 'utf-8', networkType: 'tcp' } } }, data: { instructions: 'instructions:\n  cmd:\n    readWrite: RW\n' } }),
     startDevice: (t, port) => mockDevice(t, 'socket', port),
-    instruction: 'cmd', request: { method: 'POST', body: Buffer.from('{"command":"hello","timeout":2}') }, expected: /^\{"message":"hello","status":200\}$/,
+    instruction: 'cmd', request: { method: 'POST', body: Buffer.from('{"command":"hello","timeout":10}') }, expected: /^\{"message":"hello","status":200\}$/,
   },
   {
     protocol: 'MQTT',
