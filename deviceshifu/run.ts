@@ -2,9 +2,9 @@
 // from a file (standalone) or from the API (Kubernetes mode, watched with the Informer), and the
 // status writer in Kubernetes mode. main.ts and the tests both start deviceShifu through here.
 import { dirname } from 'node:path';
-import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { EdgeshifuError } from '../shared/errors.ts';
+import { readText } from '../shared/files.ts';
 import type { KubeClient } from '../shared/kube/client.ts';
 import type { Logger } from '../shared/log.ts';
 import { readConfigFiles } from './config/load.ts';
@@ -82,7 +82,7 @@ async function followEdgeDeviceFile(gateway: DeviceShifu, path: string, options:
       options.logger.error({ err: (err as Error).message }, 'EdgeDevice rejected; the previous one stays in force');
     }
   };
-  const read = (): Promise<string> => readFile(path, 'utf8');
+  const read = (): Promise<string> => readText(path);
   const initial = await read();
   await apply(initial);
   watchSource({ dir: dirname(path), read, initial, pollMs: options.pollMs ?? 5000, logger: options.logger, signal, onChange: apply });

@@ -1,8 +1,8 @@
 // Standalone mode's EdgeDevice: a manifest file (as applied with kubectl), validated like the API
 // server would (nulls dropped, as the API server prunes them; spec checked against the CRD schema).
-import { readFile } from 'node:fs/promises';
 import type { EdgeDeviceSpec } from '../../shared/crds/edgedevice.ts';
 import { EdgeshifuError } from '../../shared/errors.ts';
+import { readText } from '../../shared/files.ts';
 import { Validator } from '../../shared/validation.ts';
 import { yaml } from '../../shared/yaml.ts';
 import specSchema from '../schemas/edgedevice-spec.json' with { type: 'json' };
@@ -30,7 +30,7 @@ export function edgeDeviceFromManifest(manifest: unknown, origin: string): Devic
 export async function readEdgeDeviceFile(path: string): Promise<DeviceIdentity> {
   let manifest: unknown;
   try {
-    manifest = yaml().parse(await readFile(path, 'utf8'));
+    manifest = yaml().parse(await readText(path));
   } catch (err) {
     throw new EdgeshifuError('invalid', `${path}: ${(err as Error).message}`, { cause: err });
   }
