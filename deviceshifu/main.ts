@@ -6,7 +6,11 @@ import { loadConfig, printableConfig } from '../shared/config.ts';
 import { createJsonLogger } from '../shared/json-log.ts';
 import { serveUntilSignal } from '../shared/serve.ts';
 import { runInCluster, runStandalone, type RunningDeviceShifu } from './run.ts';
-import { Settings } from './settings.ts';
+import settingsSchema from './schemas/settings.json' with { type: 'json' };
+import type { Settings as SettingsSource } from './settings.ts';
+
+// The schema as JSON, not built by TypeBox at start (schemas/render.ts)
+const Settings = settingsSchema as unknown as typeof SettingsSource;
 
 const logger = createJsonLogger('deviceshifu');
 

@@ -2,18 +2,15 @@
 // from a file (standalone) or from the API (Kubernetes mode, watched with the Informer), and the
 // status writer in Kubernetes mode. main.ts and the tests both start deviceShifu through here.
 import { dirname } from 'node:path';
-import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { EdgeshifuError } from '../shared/errors.ts';
+import { readText } from '../shared/files.ts';
 import type { KubeClient } from '../shared/kube/client.ts';
 import type { Logger } from '../shared/log.ts';
 import { readConfigFiles } from './config/load.ts';
 import { parseConfig } from './config/parse.ts';
 import { DeviceShifu, type GatewayOptions } from './device-shifu.ts';
 import type { Settings } from './settings.ts';
-import { edgeDeviceFromManifest } from './standalone/edgedevice-file.ts';
-import { fileSecrets } from './standalone/secrets.ts';
-import { fileTelemetryServices } from './standalone/telemetry-services.ts';
 import { cachedServices } from './telemetry/service-cache.ts';
 import { yaml } from '../shared/yaml.ts';
 import { watchSource } from './watch-source.ts';
@@ -74,6 +71,8 @@ async function followConfigDir(gateway: DeviceShifu, options: RunOptions, signal
 }
 
 async function followEdgeDeviceFile(gateway: DeviceShifu, path: string, options: RunOptions, signal: AbortSignal): Promise<void> {
+  // Loaded only here: Kubernetes mode needs neither it nor the EdgeDevice spec's schema it holds
+  const { edgeDeviceFromManifest } = await import('./standalone/edgedevice-file.ts');
   const apply = async (text: string): Promise<void> => {
     try {
       await gateway.update({ device: edgeDeviceFromManifest(yaml().parse(text), path) });
@@ -83,7 +82,7 @@ async function followEdgeDeviceFile(gateway: DeviceShifu, path: string, options:
       options.logger.error({ err: (err as Error).message }, 'EdgeDevice rejected; the previous one stays in force');
     }
   };
-  const read = (): Promise<string> => readFile(path, 'utf8');
+  const read = (): Promise<string> => readText(path);
   const initial = await read();
   await apply(initial);
   watchSource({ dir: dirname(path), read, initial, pollMs: options.pollMs ?? 5000, logger: options.logger, signal, onChange: apply });
@@ -91,6 +90,7 @@ async function followEdgeDeviceFile(gateway: DeviceShifu, path: string, options:
 
 export async function runStandalone(options: RunOptions & { readonly edgedeviceFile: string }): Promise<RunningDeviceShifu> {
   const { settings, logger } = options;
+  const [{ fileSecrets }, { fileTelemetryServices }] = await Promise.all([import('./standalone/secrets.ts'), import('./standalone/telemetry-services.ts')]);
   const gateway = new DeviceShifu(gatewayOptions(settings, logger, { secrets: fileSecrets(settings.secretsDir), services: fileTelemetryServices(settings.telemetryServicesFile) }));
   const stopper = new AbortController();
   await followConfigDir(gateway, options, stopper.signal);

@@ -1,9 +1,11 @@
 // Notices when something on disk changed (a ConfigMap volume's `..data` swap, an edited manifest):
 // inotify through fs.watch on the directory, plus a slow poll in case an event was missed. Calls
 // `onChange` with the new snapshot only when it differs from the last one.
-import { watch } from 'node:fs';
 import { sleep } from '../shared/backoff.ts';
 import type { Logger } from '../shared/log.ts';
+
+// not an ESM import: node:fs's namespace loads fs/promises (shared/files.ts)
+const { watch } = process.getBuiltinModule('node:fs');
 
 export interface WatchOptions {
   readonly dir: string;

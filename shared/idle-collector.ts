@@ -10,9 +10,11 @@
 // over what a collection leaves under one connection, and 9-10 MiB over it after 64 connections.
 // On when the process runs with --expose-gc (the flag is the switch, visible in the pod's
 // NODE_FLAGS); a pure step decides, a timer shell measures and collects.
-import { performance } from 'node:perf_hooks';
-import { getHeapStatistics } from 'node:v8';
 import type { Logger } from './log.ts';
+
+// not ESM imports: their namespaces read every lazy export (perf_hooks' load its observers and histograms)
+const { performance } = process.getBuiltinModule('node:perf_hooks');
+const { getHeapStatistics } = process.getBuiltinModule('node:v8');
 
 export interface IdleCollectorSettings {
   /** How often the event loop's utilisation is read. */

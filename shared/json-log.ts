@@ -4,8 +4,10 @@
 // (deviceshifu/README.md, "What deviceShifu adds over its floor"). The line is the one
 // shared/log.ts's pino writes: `{"level":"info","time":"<ISO>","component":…,<bindings>,<fields>,"msg":…}`,
 // and every field named in CREDENTIAL_FIELDS is censored, at any depth.
-import { writeSync } from 'node:fs';
 import { isoTime } from './time.ts';
+
+// not an ESM import: node:fs's namespace loads fs/promises and what it brings (shared/files.ts)
+const { writeSync } = process.getBuiltinModule('node:fs');
 
 /** Field names that hold credentials anywhere in edgeshifu's objects (EdgeDevice, Secrets, bus config, HTTP). */
 export const CREDENTIAL_FIELDS = [

@@ -3,7 +3,8 @@
 // perf_hooks and zlib at import); counters, histograms and a few process gauges are all deviceShifu
 // exposes, and they fit in this file. The names, label order and format follow prom-client, so a
 // scrape reads the same (test/shared/prometheus.test.ts compares the two). One registry per instance, no global state.
-import { readdirSync } from 'node:fs';
+// not an ESM import: node:fs's namespace loads fs/promises and what it brings (shared/files.ts)
+const { readdirSync } = process.getBuiltinModule('node:fs');
 
 export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 

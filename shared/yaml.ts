@@ -5,11 +5,14 @@
 // bundle it is a CommonJS file of its own (dist/bundle/yaml.cjs, `npm run build:bundle`), compiled on
 // use and dropped a second later for the collector to take back; from source (tsx, tests) it is
 // required as usual.
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
-import { compileFunction } from 'node:vm';
 import type * as YamlModule from 'yaml';
+
+// not ESM imports: a builtin's namespace reads every lazy export (node:fs's loads fs/promises and
+// what it brings, shared/files.ts)
+const { existsSync, readFileSync } = process.getBuiltinModule('node:fs');
+const { createRequire } = process.getBuiltinModule('node:module');
+const { fileURLToPath } = process.getBuiltinModule('node:url');
+const { compileFunction } = process.getBuiltinModule('node:vm');
 
 export type Yaml = typeof YamlModule;
 

@@ -1,11 +1,13 @@
 // The `instructions` key: defaults filled in, names checked against the gateway's own paths.
 import { Validator } from '../../shared/validation.ts';
 import { BUILTIN_PATHS, CONFIG_DEFAULTS } from './defaults.ts';
-import { InstructionsFile, type InstructionEntry } from './schema.ts';
+import schemas from '../schemas/config-files.json' with { type: 'json' };
+import type { InstructionEntry, InstructionsFile } from './schema.ts';
 import type { Instruction } from './types.ts';
 import { placeErrors, type YamlProblem, type YamlSource } from './yaml-source.ts';
 
-const validator = new Validator(InstructionsFile, 'instructions');
+// the schema as JSON, not built by TypeBox at start (../schemas/render.ts)
+const validator = new Validator(schemas.instructions as unknown as typeof InstructionsFile, 'instructions');
 /** One URL path segment, so `/<instruction>` is unambiguous. */
 const NAME = /^[A-Za-z0-9_.~-]+$/;
 const KNOWN_TOP = new Set(['instructionSettings', 'instructions']);

@@ -5,13 +5,15 @@ import { EdgeshifuError } from '../../shared/errors.ts';
 import { Validator } from '../../shared/validation.ts';
 import { CONFIG_KEYS, IGNORED_KEYS } from './defaults.ts';
 import { parseInstructions } from './instructions.ts';
-import { ControlMsgsFile, DriverPropertiesFile } from './schema.ts';
+import schemas from '../schemas/config-files.json' with { type: 'json' };
+import type { ControlMsgsFile, DriverPropertiesFile } from './schema.ts';
 import { parseTelemetries } from './telemetries.ts';
 import type { DeviceShifuConfig } from './types.ts';
 import { formatProblem, parseYamlSource, placeErrors, type YamlProblem, type YamlSource } from './yaml-source.ts';
 
-const driverValidator = new Validator(DriverPropertiesFile, 'driverProperties');
-const controlValidator = new Validator(ControlMsgsFile, 'controlMsgs');
+// the schemas as JSON, not built by TypeBox at start (../schemas/render.ts)
+const driverValidator = new Validator(schemas.driverProperties as unknown as typeof DriverPropertiesFile, 'driverProperties');
+const controlValidator = new Validator(schemas.controlMsgs as unknown as typeof ControlMsgsFile, 'controlMsgs');
 
 function sources(files: Readonly<Record<string, string>>, problems: YamlProblem[], warnings: string[]): Map<string, YamlSource> {
   const parsed = new Map<string, YamlSource>();

@@ -2,11 +2,13 @@
 // then ignores them), falling back to telemetrySettings, then to CONFIG_DEFAULTS.
 import { Validator } from '../../shared/validation.ts';
 import { CONFIG_DEFAULTS, MISSPELLED_INTERVAL } from './defaults.ts';
-import { TelemetriesFile } from './schema.ts';
+import schemas from '../schemas/config-files.json' with { type: 'json' };
+import type { TelemetriesFile } from './schema.ts';
 import type { Telemetry } from './types.ts';
 import { placeErrors, type YamlProblem, type YamlSource } from './yaml-source.ts';
 
-const validator = new Validator(TelemetriesFile, 'telemetries');
+// the schema as JSON, not built by TypeBox at start (../schemas/render.ts)
+const validator = new Validator(schemas.telemetries as unknown as typeof TelemetriesFile, 'telemetries');
 type File = NonNullable<TelemetriesFile>;
 type Settings = NonNullable<File['telemetrySettings']>;
 

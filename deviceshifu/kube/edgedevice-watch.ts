@@ -1,7 +1,7 @@
 // Kubernetes mode's EdgeDevice: read from the API and watched with the shared Informer (one
 // object, by field selector), so a changed spec reaches the gateway without a restart.
 import type { KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
-import { GROUP, VERSION } from '../../shared/crds/resources.ts';
+import { GROUP, VERSION } from '../../shared/crds/group.ts';
 import type { EdgeDevice } from '../../shared/crds/edgedevice.ts';
 import type { KubeClient } from '../../shared/kube/client.ts';
 import { Informer } from '../../shared/kube/informer.ts';

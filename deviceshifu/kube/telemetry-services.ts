@@ -1,6 +1,6 @@
 // Shifu's TelemetryService objects (same group and version), looked up by name in the EdgeDevice's
 // namespace when a telemetry pushes to one. An absent object: the push fails with a clear error.
-import { GROUP, VERSION } from '../../shared/crds/resources.ts';
+import { GROUP, VERSION } from '../../shared/crds/group.ts';
 import type { KubeClient } from '../../shared/kube/client.ts';
 import { kubeStatusOf, toKubeError } from '../../shared/kube/errors.ts';
 import type { ServiceResolver } from '../telemetry/pusher.ts';

@@ -1,13 +1,15 @@
 // Standalone mode's EdgeDevice: a manifest file (as applied with kubectl), validated like the API
 // server would (nulls dropped, as the API server prunes them; spec checked against the CRD schema).
-import { readFile } from 'node:fs/promises';
-import { EdgeDeviceSpec } from '../../shared/crds/edgedevice.ts';
+import type { EdgeDeviceSpec } from '../../shared/crds/edgedevice.ts';
 import { EdgeshifuError } from '../../shared/errors.ts';
+import { readText } from '../../shared/files.ts';
 import { Validator } from '../../shared/validation.ts';
 import { yaml } from '../../shared/yaml.ts';
+import specSchema from '../schemas/edgedevice-spec.json' with { type: 'json' };
 import type { DeviceIdentity } from '../http/view.ts';
 
-const validator = new Validator(EdgeDeviceSpec, 'spec');
+// the CRD's spec schema as JSON, not built by TypeBox at start (../schemas/render.ts)
+const validator = new Validator(specSchema as unknown as typeof EdgeDeviceSpec, 'spec');
 
 export function dropNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(dropNulls);
@@ -28,7 +30,7 @@ export function edgeDeviceFromManifest(manifest: unknown, origin: string): Devic
 export async function readEdgeDeviceFile(path: string): Promise<DeviceIdentity> {
   let manifest: unknown;
   try {
-    manifest = yaml().parse(await readFile(path, 'utf8'));
+    manifest = yaml().parse(await readText(path));
   } catch (err) {
     throw new EdgeshifuError('invalid', `${path}: ${(err as Error).message}`, { cause: err });
   }

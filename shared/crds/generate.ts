@@ -1,23 +1,12 @@
 // `npm run crds:generate` writes manifests/crds from the TypeBox schemas; `-- --check` fails when
 // the committed files differ (the test suite runs the same comparison).
-import { readFile, writeFile, mkdir } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { syncGeneratedFiles } from '../generated-files.ts';
 import { renderCrdManifests } from './render.ts';
 
 const dir = fileURLToPath(new URL('../../manifests/crds/', import.meta.url));
-const check = process.argv.includes('--check');
 await mkdir(dir, { recursive: true });
-let stale = 0;
-for (const [file, text] of renderCrdManifests()) {
-  const path = `${dir}${file}`;
-  const current = await readFile(path, 'utf8').catch(() => '');
-  if (current === text) continue;
-  if (check) {
-    stale += 1;
-    console.error(`${path} is out of date: run npm run crds:generate`);
-  } else {
-    await writeFile(path, text);
-    console.log(`wrote ${path}`);
-  }
-}
+const files = [...renderCrdManifests()].map(([file, text]) => [`${dir}${file}`, text] as const);
+const stale = await syncGeneratedFiles(files, 'npm run crds:generate', process.argv.includes('--check'));
 process.exitCode = stale === 0 ? 0 : 1;

@@ -8,10 +8,9 @@ import { FederationSpec, FederationStatus } from './federation.ts';
 import { TelemetryServiceSpec, TelemetryServiceStatus } from './telemetryservice.ts';
 import { REAR_RESOURCES } from './rear-resources.ts';
 import { DroneFederatedDeploymentSpec, DroneFederatedDeploymentStatus, HostRequestSpec, HostRequestStatus, OffloadRequestSpec, OffloadRequestStatus } from './drone.ts';
+import { API_VERSION, GROUP, VERSION } from './group.ts';
 
-export const GROUP = 'shifu.edgenesis.io';
-export const VERSION = 'v1alpha1';
-export const API_VERSION = `${GROUP}/${VERSION}`;
+export { API_VERSION, GROUP, VERSION };
 
 export interface PrinterColumn {
   readonly name: string;

@@ -4,13 +4,15 @@
 // in a few KB. Errors keep the API server's Status, so toKubeError maps them as before.
 import type { IncomingMessage } from 'node:http';
 import type { Agent } from 'node:https';
-import { readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { EdgeshifuError, errorMessage } from '../errors.ts';
 import { http, https as httpsModule, tls as tlsModule } from '../node-http.ts';
 import { yaml } from '../yaml.ts';
 import type { WatchFn } from './informer.ts';
+
+// not ESM imports: node:fs's namespace loads fs/promises and what it brings (shared/files.ts)
+const { readFileSync } = process.getBuiltinModule('node:fs');
+const { homedir } = process.getBuiltinModule('node:os');
 
 export interface KubeEndpoint {
   readonly server: string;

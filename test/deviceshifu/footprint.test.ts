@@ -17,14 +17,15 @@ import { instructionsYaml, opcuaMock } from './support/opcua.ts';
 
 const run = promisify(execFile);
 
-test('at start, deviceShifu loads neither client-node, express, prom-client, pino, yaml, mqtt, node-opcua nor coap, and no ESM import of node:http(s)', async (t) => {
+test('at start, deviceShifu loads neither client-node, express, prom-client, pino, yaml, TypeBox, mqtt, node-opcua nor coap, and no ESM import of node:http(s)', async (t) => {
   const meta = await bundleMetafile('deviceshifu', new URL('../../deviceshifu/main.ts', import.meta.url).pathname);
   const outputs = loadedAtStart(meta, 'deviceshifu');
   t.true(outputs.length > 1);
   const packages = packagesIn(outputs);
   t.true(packages.has('@cfworker/json-schema'), `the packages it does need are seen: ${[...packages].join(', ')}`);
   // pino and its helpers: deviceShifu logs through shared/json-log.ts; yaml: loaded for a moment from its own file (shared/yaml.ts)
-  for (const heavy of ['@kubernetes/client-node', 'express', 'prom-client', 'pino', 'yaml', 'sonic-boom', 'thread-stream', 'mqtt', 'undici', 'node-opcua-client', 'node-opcua-crypto', 'node-opcua-certificate-manager', 'coap', 'coap-packet']) t.false(packages.has(heavy), `${heavy} is loaded at start`);
+  // TypeBox: the schemas it checks are JSON written from their TypeBox sources (deviceshifu/schemas/render.ts)
+  for (const heavy of ['@kubernetes/client-node', 'express', 'prom-client', 'pino', 'yaml', '@sinclair/typebox', 'sonic-boom', 'thread-stream', 'mqtt', 'undici', 'node-opcua-client', 'node-opcua-crypto', 'node-opcua-certificate-manager', 'coap', 'coap-packet']) t.false(packages.has(heavy), `${heavy} is loaded at start`);
   // an ESM import of node:http builds its namespace, whose lazy WebSocket getter loads undici
   const esmBuiltins = outputs.flatMap((o) => o.imports).filter((i) => i.external === true && i.kind === 'import-statement').map((i) => i.path.replace(/^node:/, ''));
   t.false(esmBuiltins.includes('http') || esmBuiltins.includes('https'), `ESM imports of builtins: ${esmBuiltins.join(', ')}`);
@@ -32,6 +33,9 @@ test('at start, deviceShifu loads neither client-node, express, prom-client, pin
   const all = new Set(Object.values(meta.outputs).flatMap((o) => Object.keys(o.inputs)));
   t.true(all.has('shared/kube/client.ts') && all.has('deviceshifu/drivers/mqtt.ts') && all.has('deviceshifu/drivers/opcua.ts') && all.has('deviceshifu/drivers/lwm2m/driver.ts'), 'the bundle still holds them for when they are needed');
   t.false(outputs.some((o) => Object.keys(o.inputs).includes('shared/kube/client.ts')), 'the Kubernetes client loads only in Kubernetes mode');
+  const atStart = new Set(outputs.flatMap((o) => Object.keys(o.inputs)));
+  t.true(atStart.has('deviceshifu/schemas/config-files.json') && atStart.has('deviceshifu/schemas/settings.json'), 'the schemas it checks at start are there, as JSON');
+  t.false(atStart.has('deviceshifu/schemas/edgedevice-spec.json'), 'the EdgeDevice file\'s schema loads only in standalone mode');
 });
 
 async function loadedModules(t: ExecutionContext, data: Readonly<Record<string, string>>, spec: EdgeDeviceSpec, instruction: string): Promise<{ status: number; modules: string[] }> {
@@ -76,14 +80,20 @@ function loadedWith(meta: Awaited<ReturnType<typeof bundleMetafile>>, input: str
   return packagesIn(outputsWith(meta, input));
 }
 
-test('Kubernetes mode adds no ESM import of node:readline, node:tls or node:http(s): their namespaces load what nothing uses', async (t) => {
+test('Kubernetes mode adds no ESM import of node:readline, node:tls or node:http(s) (their namespaces load what nothing uses), nor TypeBox and the CRD schemas', async (t) => {
   const meta = await bundleMetafile('deviceshifu', new URL('../../deviceshifu/main.ts', import.meta.url).pathname);
   const kube = outputsWith(meta, 'shared/kube/client.ts');
   t.true(kube.length > 0);
   // node:readline's namespace loads readline/promises; node:tls's reads rootCertificates, which copies Node's bundled CAs into strings
   const esmBuiltins = kube.flatMap((o) => o.imports).filter((i) => i.external === true && i.kind === 'import-statement').map((i) => i.path.replace(/^node:/, ''));
-  t.true(esmBuiltins.includes('fs'), `the builtins it imports are seen: ${esmBuiltins.join(', ')}`);
+  t.true(esmBuiltins.includes('path'), `the builtins it imports are seen: ${esmBuiltins.join(', ')}`);
   for (const builtin of ['readline', 'tls', 'http', 'https']) t.false(esmBuiltins.includes(builtin), `an ESM import of node:${builtin}`);
+  // the API group's name comes from shared/crds/group.ts: resources.ts would build every CRD's schema with TypeBox
+  const modes = ['deviceshifu/kube/edgedevice-watch.ts', 'deviceshifu/kube/status.ts', 'deviceshifu/kube/secrets.ts', 'deviceshifu/kube/telemetry-services.ts'].map((input) => outputsWith(meta, input));
+  const inputs = new Set([...kube, ...modes.flat()].flatMap((o) => Object.keys(o.inputs)));
+  t.true(inputs.has('shared/kube/informer.ts') && inputs.has('shared/crds/group.ts'), 'the Kubernetes-mode modules are seen');
+  t.false(packagesIn([...kube, ...modes.flat()]).has('@sinclair/typebox'), 'Kubernetes mode loads TypeBox');
+  t.deepEqual([...inputs].filter((i) => i.startsWith('shared/crds/') && i !== 'shared/crds/group.ts'), [], 'Kubernetes mode loads CRD schemas');
 });
 
 test('an HTTP deviceShifu never loads the Modbus library (nor serialport) or CoAP; a Modbus one loads modbus-serial, an LwM2M one coap', async (t) => {
