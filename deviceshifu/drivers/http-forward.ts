@@ -48,9 +48,9 @@ function aborted(signal: AbortSignal): Error {
 
 // One promise per exchange, settled straight from the request's and reply's events (no promise
 // per step). The signal is watched here, not given to http.request: Node then ties it to the
-// request with an end-of-stream watcher (six listeners added and removed per call), which cost
-// more than the rest of this exchange's own work. Aborting destroys the request, and with it a
-// reply still streaming.
+// request with an end-of-stream watcher (a handful of listeners added and removed per call), which
+// cost more than the rest of this exchange's own work (deviceshifu/README.md, "Against the bare
+// Node proxy"). Aborting destroys the request, and with it a reply still streaming.
 function exchange(agent: Agent, req: DeviceHttpRequest, attempt: number): Promise<DriverResponse> {
   const { device, signal } = req;
   if (signal.aborted) return Promise.reject(aborted(signal));
