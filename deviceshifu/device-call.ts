@@ -1,7 +1,6 @@
 // One device call with its deadline, its latency metric and its health evidence: the same path
 // for a caller's request and a telemetry poll. The deadline covers the whole exchange, streamed
 // body included, and becomes a 'timeout' error whatever the driver threw when it was cut off.
-import type { Readable } from 'node:stream';
 import { EdgeshifuError } from '../shared/errors.ts';
 import type { Instruction } from './config/types.ts';
 import type { Driver, DriverResponse } from './drivers/driver.ts';
@@ -36,11 +35,6 @@ function isDeviceFailure(err: unknown): boolean {
   return err instanceof EdgeshifuError && (err.kind === 'unavailable' || err.kind === 'timeout');
 }
 
-function releaseWhenDone(body: Buffer | Readable, release: () => void): void {
-  if (Buffer.isBuffer(body)) release();
-  else body.once('close', release);
-}
-
 /** "device at 10.0.0.5:80 refused …" → "device thermo at 10.0.0.5:80 refused …"; a message not about "device …" gets the name in front. */
 export function namingDevice(err: unknown, name: string | undefined): unknown {
   if (name === undefined || !isDeviceFailure(err)) return err;
@@ -50,32 +44,65 @@ export function namingDevice(err: unknown, name: string | undefined): unknown {
   return new EdgeshifuError(kind, named, { cause: err });
 }
 
+/** A call's deadline and its listener on the caller's signal, kept on one object (no closures per call). */
+class CallWatch {
+  deadlinePassed = false;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly stop: AbortController;
+  private readonly signal: AbortSignal | undefined;
+
+  constructor(stop: AbortController, timeoutSeconds: number, signal: AbortSignal | undefined) {
+    this.stop = stop;
+    this.signal = signal;
+    if (timeoutSeconds > 0) this.timer = setTimeout(onDeadline, timeoutSeconds * 1000, this);
+    // `this` as the listener object: its handleEvent is called, no function made per call
+    signal?.addEventListener('abort', this, { once: true });
+  }
+
+  passed(): void {
+    this.deadlinePassed = true;
+    this.stop.abort();
+  }
+
+  handleEvent(): void {
+    this.stop.abort();
+  }
+
+  release(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.signal?.removeEventListener('abort', this);
+  }
+}
+
+function onDeadline(watch: CallWatch): void {
+  watch.passed();
+}
+
+function observe(deps: CallDeps, instruction: Instruction, outcome: string, started: number): void {
+  deps.metrics.deviceLatency.observe({ instruction: instruction.name, outcome }, (performance.now() - started) / 1000);
+}
+
 export async function callDevice(deps: CallDeps, instruction: Instruction, input: CallInput): Promise<DriverResponse> {
   const driver = deps.driver();
   if (driver === undefined) throw new EdgeshifuError('unavailable', 'deviceShifu has no EdgeDevice to talk to yet (not found, or its protocol failed to start)');
   // One controller for both the deadline and the caller leaving (cheaper than AbortSignal.any per call).
   const stop = input.stop ?? new AbortController();
-  const deadline = { passed: false };
-  const timer = input.timeoutSeconds > 0 ? setTimeout(() => { deadline.passed = true; stop.abort(); }, input.timeoutSeconds * 1000) : undefined;
-  const onLeave = (): void => { stop.abort(); };
-  input.signal?.addEventListener('abort', onLeave, { once: true });
-  const release = (): void => { clearTimeout(timer); input.signal?.removeEventListener('abort', onLeave); };
-  const signal = stop.signal;
+  const watch = new CallWatch(stop, input.timeoutSeconds, input.signal);
   const started = performance.now();
-  const observe = (outcome: string): void => { deps.metrics.deviceLatency.observe({ instruction: instruction.name, outcome }, (performance.now() - started) / 1000); };
   try {
-    const response = await driver.call(instruction, { method: input.method, query: input.query, headers: input.headers, body: input.body, timeoutSeconds: input.timeoutSeconds, signal });
-    observe('ok');
+    const response = await driver.call(instruction, { method: input.method, query: input.query, headers: input.headers, body: input.body, timeoutSeconds: input.timeoutSeconds, signal: stop.signal });
+    observe(deps, instruction, 'ok', started);
     // A telemetry poll judges the answer itself (a 500 from a health instruction is a failure).
     if (input.source === 'request') deps.health.record('request', true);
-    releaseWhenDone(response.body, release);
+    if (Buffer.isBuffer(response.body)) watch.release();
+    else response.body.once('close', () => { watch.release(); });
     return response;
   } catch (err) {
-    release();
-    const error = namingDevice(deadline.passed
+    watch.release();
+    const error = namingDevice(watch.deadlinePassed
       ? new EdgeshifuError('timeout', `device did not answer ${instruction.name} within ${input.timeoutSeconds} s (raise ?timeout= or defaultTimeoutSeconds)`, { cause: err })
       : err, deps.deviceName?.());
-    observe(error instanceof EdgeshifuError ? error.kind : 'internal');
+    observe(deps, instruction, error instanceof EdgeshifuError ? error.kind : 'internal', started);
     if (input.source === 'request' && isDeviceFailure(error)) deps.health.record('request', false, (error as Error).message);
     throw error;
   }

@@ -7,7 +7,7 @@ import { sleep } from '../shared/backoff.ts';
 import { http } from '../shared/node-http.ts';
 import type { Logger } from '../shared/log.ts';
 import type { DeviceShifuConfig, Instruction } from './config/types.ts';
-import { callDevice, type CallInput } from './device-call.ts';
+import { callDevice, type CallDeps, type CallInput } from './device-call.ts';
 import type { Driver, DriverOptions, DriverResponse, SecretReader, StatusReporter } from './drivers/driver.ts';
 import { createDriver } from './drivers/index.ts';
 import { createHandler } from './http/app.ts';
@@ -139,8 +139,11 @@ export class DeviceShifu {
     };
   }
 
+  // made once: a call is on every request's path
+  private readonly callDeps: CallDeps = { driver: () => this.driver, deviceName: () => this.device?.name, metrics: this.metrics, health: this.health };
+
   private call(instruction: Instruction, input: CallInput): Promise<DriverResponse> {
-    return callDevice({ driver: () => this.driver, deviceName: () => this.device?.name, metrics: this.metrics, health: this.health }, instruction, input);
+    return callDevice(this.callDeps, instruction, input);
   }
 
   private async apply(change: Update): Promise<void> {

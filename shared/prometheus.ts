@@ -75,6 +75,7 @@ abstract class Metric<L extends string, S> implements Exposable {
   protected readonly help: string;
   private readonly labelNames: readonly L[];
   private readonly series = new Map<string, { readonly labels: Pairs; readonly state: S }>();
+  private last: { readonly values: readonly unknown[]; readonly state: S } | undefined;
 
   constructor(options: MetricOptions<L>) {
     this.name = options.name;
@@ -94,18 +95,31 @@ abstract class Metric<L extends string, S> implements Exposable {
   }
 
   protected seriesOf(labels: Labels<L>): S {
+    // a request path counts the same series over and over: the last one is found without a key
+    const last = this.last;
+    if (last !== undefined && this.sameValues(labels, last.values)) return last.state;
     // the key from the label values in labelNames order: no allocation but the string on a hit
     let key = '';
     for (const name of this.labelNames) key += `${labels[name] ?? '\u0001'}\u0000`;
     const found = this.series.get(key);
-    if (found !== undefined) return found.state;
+    if (found !== undefined) {
+      this.last = { values: this.labelNames.map((n) => labels[n]), state: found.state };
+      return found.state;
+    }
     for (const name of Object.keys(labels)) {
       if (!(this.labelNames as readonly string[]).includes(name)) throw new Error(`metric ${this.name} has no label ${name}`);
     }
     const pairs = this.labelNames.filter((n) => labels[n] !== undefined).map((n) => [n, String(labels[n])] as const);
     const entry = { labels: pairs, state: this.fresh() };
     this.series.set(key, entry);
+    this.last = { values: this.labelNames.map((n) => labels[n]), state: entry.state };
     return entry.state;
+  }
+
+  private sameValues(labels: Labels<L>, values: readonly unknown[]): boolean {
+    const names = this.labelNames;
+    for (let i = 0; i < names.length; i += 1) if (labels[names[i] as L] !== values[i]) return false;
+    return true;
   }
 }
 

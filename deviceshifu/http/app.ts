@@ -60,7 +60,7 @@ function onClose(this: Served): void {
 }
 
 export function createHandler(view: GatewayView): (req: IncomingMessage, res: ServerResponse) => void {
-  const route = instructionRoute(view);
+  const route = instructionRoute(view, (res, context, err) => { fail(view, res, context, err); });
   function onFinish(this: Served): void {
     view.metrics.requests.inc({ instruction: this[CONTEXT]?.instruction ?? 'none', method: this.req.method ?? '', status: String(this.statusCode) });
   }
@@ -76,7 +76,7 @@ export function createHandler(view: GatewayView): (req: IncomingMessage, res: Se
         builtIn(view, res);
         return;
       }
-      route(req, res, target, context).catch((err: unknown) => { fail(view, res, context, err); });
+      void route(req, res, target, context);
     } catch (err) {
       fail(view, res, context, err);
     }

@@ -32,9 +32,10 @@ function findInstruction(view: GatewayView, path: string): Instruction {
   throw new EdgeshifuError('not-found', `no instruction "${name}"; this device has: ${known.length === 0 ? '(none)' : known.join(', ')}`);
 }
 
-async function sendResponse(view: GatewayView, res: ServerResponse, instruction: Instruction, response: Awaited<ReturnType<GatewayView['call']>>): Promise<void> {
+/** A streamed reply's end: a device that stops mid-way cuts the caller's reply short. */
+async function streamed(view: GatewayView, res: ServerResponse, instruction: Instruction, relaying: Promise<void>): Promise<void> {
   try {
-    await relay(res, response, instruction.name);
+    await relaying;
   } catch (err) {
     if (!(err instanceof CutShort)) throw err;
     view.logger.warn({ instruction: instruction.name, err: err.message }, 'device stopped mid-response; reply to the caller cut short');
@@ -42,25 +43,33 @@ async function sendResponse(view: GatewayView, res: ServerResponse, instruction:
   }
 }
 
+/** Settles when the reply is sent; it never rejects: a failure goes to `fail`, which answers it. */
 export type InstructionRoute = (req: IncomingMessage, res: ServerResponse, target: RequestTarget, context: RequestContext) => Promise<void>;
+export type RouteFailure = (res: ServerResponse, context: RequestContext, err: unknown) => void;
 
-export function instructionRoute(view: GatewayView): InstructionRoute {
+export function instructionRoute(view: GatewayView, fail: RouteFailure): InstructionRoute {
   return async (req, res, target, context) => {
-    const instruction = findInstruction(view, target.pathname);
-    context.instruction = instruction.name;
-    const method = req.method ?? '';
-    const methods = allowedMethods(instruction.readWrite, view.device()?.spec.protocol);
-    if (!methods.includes(method)) {
-      throw new HttpProblem('method-not-allowed', `instruction ${instruction.name} is ${instruction.readWrite}: use ${methods.join(', ')}`, { allow: methods.join(', ') });
+    try {
+      const instruction = findInstruction(view, target.pathname);
+      context.instruction = instruction.name;
+      const method = req.method ?? '';
+      const methods = allowedMethods(instruction.readWrite, view.device()?.spec.protocol);
+      if (!methods.includes(method)) {
+        throw new HttpProblem('method-not-allowed', `instruction ${instruction.name} is ${instruction.readWrite}: use ${methods.join(', ')}`, { allow: methods.join(', ') });
+      }
+      const { value, rest } = takeParameter(target.search, 'timeout');
+      const timeout = timeoutSeconds(value, view.config()?.defaultTimeoutSeconds ?? 3);
+      const body = hasNoBody(req) ? NO_BODY : await readBody(req, view.bodyLimitBytes);
+      const stop = new AbortController();
+      context.stop = stop;
+      const response = await view.call(instruction, {
+        method, query: rest, headers: deviceBoundHeaders(req.rawHeaders), body, timeoutSeconds: timeout, source: 'request', stop,
+      });
+      // a whole reply is written at once; only a stream is awaited (each await is a turn of the microtask queue)
+      const relaying = relay(res, response, instruction.name);
+      if (relaying !== undefined) await streamed(view, res, instruction, relaying);
+    } catch (err) {
+      fail(res, context, err);
     }
-    const { value, rest } = takeParameter(target.search, 'timeout');
-    const timeout = timeoutSeconds(value, view.config()?.defaultTimeoutSeconds ?? 3);
-    const body = hasNoBody(req) ? NO_BODY : await readBody(req, view.bodyLimitBytes);
-    const stop = new AbortController();
-    context.stop = stop;
-    const response = await view.call(instruction, {
-      method, query: rest, headers: deviceBoundHeaders(req.rawHeaders), body, timeoutSeconds: timeout, source: 'request', stop,
-    });
-    await sendResponse(view, res, instruction, response);
   };
 }
