@@ -40,6 +40,9 @@ const federationArb = fc.integer({ min: 2, max: 5 }).chain((n) => {
   const ids = Array.from({ length: n }, (_, i) => `c${String(i)}`);
   return fc.tuple(fc.tuple(...ids.map((id) => clusterArb(id, ids))), fc.constantFrom(...ids), fc.array(need, { minLength: 1, maxLength: 2 }));
 });
+type Federation = typeof federationArb extends fc.Arbitrary<infer T> ? T : never;
+/** A seed whose 300 federations include some that need two moves (checked below). */
+const SAMPLE_SEED = 1;
 
 /**
  * The hard limits along the decision: each move admitted by its target while the components still
@@ -84,16 +87,20 @@ test('decision: never moves a launched (pinned) component, moves at most `limit`
 
 test('decision: never more moves than needed: a job that can be placed with fewer moves gets that decision whatever the limit', (t) => {
   let multi = 0;
-  fc.assert(fc.property(federationArb, ([clusters, origin, needs]) => {
+  const sameFromFirst = ([clusters, origin, needs]: Federation): boolean => {
     const offers = clusters.map((c) => c.offer);
     const j = job('j', origin, needs);
     const byLimit = [0, 1, 2, 3].map((limit) => decideReclaim(j, offers, limit));
     if ((byLimit[2]?.moves.length ?? 0) >= 2) multi += 1;
     // once a limit finds a decision, every higher limit returns the same one
     return byLimit.every((d, i) => i === 0 || byLimit[i - 1] === undefined || JSON.stringify(d) === JSON.stringify(byLimit[i - 1]));
-  }), { numRuns: 300 });
-  // the federations drawn do need two moves now and then
-  t.true(multi > 0, `${String(multi)} of 300 decisions moved two components`);
+  };
+  fc.assert(fc.property(federationArb, sameFromFirst), { numRuns: 300 });
+  // federations that need two moves are drawn now and then, not in every 300 (a run drew none):
+  // a fixed sample that holds some shows the property is checked on them too
+  multi = 0;
+  for (const federation of fc.sample(federationArb, { seed: SAMPLE_SEED, numRuns: 300 })) t.true(sameFromFirst(federation));
+  t.true(multi > 0, `${String(multi)} of 300 decisions in the fixed sample moved two components`);
 });
 
 test('decision: the same on every cluster for the same offers, in any order', (t) => {
