@@ -11,6 +11,9 @@ import { stopAbandonedRealNode } from './support/realnode/node.ts';
 
 interface Counts { passed: number; failed: number; skipped: number; todo: number }
 
+// CI shows only part of a long output: the failed tests' names are repeated just before the last line.
+const failedTests: string[] = [];
+
 const SILENCE_LIMIT_MS = 6 * 60_000;
 
 async function runAva(args: readonly string[], env: NodeJS.ProcessEnv): Promise<{ code: number; counts: Counts }> {
@@ -29,6 +32,7 @@ async function runAva(args: readonly string[], env: NodeJS.ProcessEnv): Promise<
   for await (const line of createInterface({ input: child.stdout })) {
     lastOutput = Date.now();
     console.log(line);
+    if (line.startsWith('not ok ')) failedTests.push(line);
     const match = /^# (pass|fail|skip|todo) (\d+)$/.exec(line);
     const field = match ? fields[match[1] ?? ''] : undefined;
     if (field !== undefined) counts[field] = Number(match?.[2]);
@@ -75,6 +79,7 @@ async function main(): Promise<number> {
     const failed = counts.failed;
     // A skipped test hides a gap (a tool that was missing, a case left for later): the run fails.
     if (counts.skipped > 0) console.error(`[test] ${counts.skipped} test(s) skipped: no test may skip, so the run fails`);
+    for (const line of failedTests) console.log(`[failed] ${line}`);
     const extra = counts.skipped > 0 ? `, ${counts.skipped} skipped` : '';
     console.log(`tests: ${counts.passed} passed, ${failed} failed${extra}`);
     return failed > 0 || counts.skipped > 0 ? 1 : 0;

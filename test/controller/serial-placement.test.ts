@@ -63,8 +63,11 @@ test.serial('an RTU device runs on the node whose shifud finds its port, follows
   await unplug('edge-a');
   await plug('edge-b');
   await waitFor('the Deployment to move to edge-b', async () => (nodeOf(await deploymentOf(kube, 'plc')) === 'edge-b' ? true : undefined));
-  const moved = await readDevice(kube, 'plc');
-  t.is(moved.status?.nodeName, 'edge-b');
+  // the reconcile applies the Deployment first and writes the status after it
+  const moved = await waitFor('the status to name edge-b', async () => {
+    const device = await readDevice(kube, 'plc');
+    return device.status?.nodeName === 'edge-b' ? device : undefined;
+  });
   t.is(conditionOf(moved, 'Scheduled')?.reason, 'Rescheduled');
 
   // unplugged everywhere: flagged, naming the path
