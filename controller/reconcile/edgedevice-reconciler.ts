@@ -6,9 +6,11 @@ import type { Logger } from '../../shared/log.ts';
 import { ANNOTATION_APPLIED, bundleNames, deviceKey, FINALIZER, type DeviceRef } from '../bundle/names.ts';
 import type { BundleKind, KubeWriter } from '../kube-writer.ts';
 import type { ReconcileResult } from '../runner.ts';
-import { candidateNode, type CandidateNode } from '../scheduling/candidates.ts';
+import { addRequests, candidateNode, type CandidateNode } from '../scheduling/candidates.ts';
+import { AssumedPlacements } from '../scheduling/assumed.ts';
+import { cpuMillis, parseQuantity } from '../../shared/kube/quantity.ts';
 import { AppliedObjects, hashOf } from '../applied.ts';
-import { deploymentRecord, type DeploymentRecord } from '../records.ts';
+import { deploymentRecord, type DeploymentRecord, type PodRecord } from '../records.ts';
 import { nextStatus, statusChanged } from '../status.ts';
 import { HAS_MQTT_TOPIC, type EdgeDevice, type World } from '../world.ts';
 import { afterApply, planDevice, type DevicePlan, type PlanSettings } from './plan.ts';
@@ -46,7 +48,11 @@ export class EdgeDeviceReconciler {
    * The candidates last computed: a resync of 10,000 devices would otherwise build every node's
    * view 167 times a second, ~80 KB of garbage each under the image's flags (steady state).
    */
-  private lastCandidates?: { readonly version: number; readonly at: number; readonly nodes: readonly CandidateNode[] };
+  private lastCandidates?: { readonly version: number; readonly assumed: number; readonly at: number; readonly nodes: readonly CandidateNode[] };
+  /** deviceShifus placed whose pods are not bound yet: counted on their nodes (scheduling/assumed.ts). */
+  readonly assumed = new AssumedPlacements();
+  /** What one deviceShifu pod requests (the controller's settings). */
+  private readonly podRequests: { readonly cpuMillis: number; readonly memory: number };
   /** What this process last applied, per device and object kind: unchanged objects are not written again. */
   private readonly applied = new AppliedObjects();
   /** Ports of shared devices on their nodes' hosts. */
@@ -54,6 +60,7 @@ export class EdgeDeviceReconciler {
 
   constructor(options: EdgeDeviceReconcilerOptions) {
     this.options = options;
+    this.podRequests = { cpuMillis: cpuMillis(options.settings.cpuRequest), memory: parseQuantity(options.settings.memoryRequest) };
   }
 
   private now(): number {
@@ -69,8 +76,13 @@ export class EdgeDeviceReconciler {
     }
     if (device.metadata.deletionTimestamp !== undefined) return this.finalize(device, log);
     const live = await this.ensureFinalizer(device);
+    // placed again from scratch, not against its own assumption (the cache may not show its
+    // Deployment yet, and then nothing gives that back)
+    this.assumed.forget(key);
     const observed = this.observe(live);
     const plan = planDevice(observed);
+    // before any await: the next reconcile, on another worker, must see this placement's pod
+    this.assume(key, plan, observed.pods, observed.mode?.mode === 'shared');
     for (const [kind, namespace, name] of plan.remove ?? []) {
       await this.options.writer.remove(kind, namespace, name);
       log.info({ object: `${kind}/${namespace}/${name}` }, 'removed (left from the other deviceShifu mode)');
@@ -86,10 +98,24 @@ export class EdgeDeviceReconciler {
     const now = this.now();
     const version = this.options.world.placementVersion;
     const last = this.lastCandidates;
-    if (last?.version === version && now >= last.at && now - last.at < CANDIDATES_REUSE_MS) return last.nodes;
+    const assumed = this.assumed.version;
+    if (last?.version === version && last.assumed === assumed && now >= last.at && now - last.at < CANDIDATES_REUSE_MS) return last.nodes;
     const nodes = this.freshCandidates(now);
-    this.lastCandidates = { version, at: now, nodes };
+    this.lastCandidates = { version, assumed, at: now, nodes };
     return nodes;
+  }
+
+  /** A deviceShifu pod seen bound to its node: the pod index counts it from now. */
+  readonly podBound = (pod: PodRecord): void => {
+    if (pod.device !== undefined && pod.node !== undefined && pod.phase !== 'Succeeded' && pod.phase !== 'Failed') this.assumed.bound(pod.device, pod.node);
+  };
+
+  /** A dedicated deviceShifu placed on a node its pod is not bound to yet is counted there until it is. */
+  private assume(key: string, plan: DevicePlan, pods: readonly PodRecord[], shared: boolean): void {
+    const decision = plan.decision;
+    const node = decision?.kind === 'placed' && !shared ? decision.node : undefined;
+    if (node === undefined || pods.some((p) => p.node === node && p.phase !== 'Succeeded' && p.phase !== 'Failed')) this.assumed.forget(key);
+    else this.assumed.assume(key, node, this.podRequests);
   }
 
   private freshCandidates(now: number): CandidateNode[] {
@@ -98,7 +124,8 @@ export class EdgeDeviceReconciler {
     const candidates: CandidateNode[] = [];
     world.nodes.forEach((n, name) => {
       if (nodeSelector === undefined || nodeSelector(n.metadata?.labels ?? {})) {
-        candidates.push(candidateNode(n, world.edgeNodes.get(name), world.podIndex.requestsOn(name), context));
+        const used = addRequests(world.podIndex.requestsOn(name), this.assumed.on(name));
+        candidates.push(candidateNode(n, world.edgeNodes.get(name), used, context));
       }
     });
     return candidates;
@@ -168,6 +195,7 @@ export class EdgeDeviceReconciler {
     }
     this.applied.forget(deviceKey(ref));
     this.applied.forget(configOwner(deviceKey(ref)));
+    this.assumed.forget(deviceKey(ref));
     this.ports.release(deviceKey(ref));
   }
 

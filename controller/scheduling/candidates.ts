@@ -1,5 +1,6 @@
 // What the scheduler knows of a node, built from the Kubernetes Node, its EdgeNode (shifud) and the
-// requests of the pods bound to it (pure; the sums come from pod-index.ts).
+// requests of the pods on it: those bound to it (pod-index.ts) and the deviceShifus placed there
+// whose pods are not bound yet (assumed.ts). Pure.
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import type { EdgeNodeSpec, EdgeNodeStatus } from '../../shared/crds/edgenode.ts';
 import { cpuMillis, parseQuantity } from '../../shared/kube/quantity.ts';
@@ -19,19 +20,29 @@ export interface CandidateNode {
   /** Bytes: allocatable minus pod requests, lowered further to what shifud measured free. */
   readonly freeMemory: number;
   readonly freeCpuMillis: number;
+  /** Pods the node may still take: allocatable pods minus those on it; undefined means no limit (pure tests). */
+  readonly freePods?: number;
   /** A NoSchedule/NoExecute taint deviceShifu does not tolerate (key=value:Effect); undefined when none. */
   readonly taint?: string;
   /** EdgeDevices (namespace/name) shifud verified online from this node: for a serial device, its port is here. */
   readonly seen?: ReadonlySet<string>;
 }
 
+/** What the pods on a node request, and how many they are. */
 export interface NodeRequests {
   readonly cpuMillis: number;
   readonly memory: number;
+  readonly pods: number;
+}
+
+/** Both sums; undefined when neither holds anything. */
+export function addRequests(a: NodeRequests | undefined, b: NodeRequests | undefined): NodeRequests | undefined {
+  if (a === undefined || b === undefined) return a ?? b;
+  return { cpuMillis: a.cpuMillis + b.cpuMillis, memory: a.memory + b.memory, pods: a.pods + b.pods };
 }
 
 /** What a pod's containers request. */
-export function podRequests(pod: V1Pod): NodeRequests {
+export function podRequests(pod: V1Pod): { readonly cpuMillis: number; readonly memory: number } {
   let cpu = 0;
   let memory = 0;
   for (const c of pod.spec?.containers ?? []) {
@@ -74,7 +85,7 @@ function staleHeartbeat(edgeNode: EdgeNodeView | undefined, context: CandidateCo
 export function candidateNode(node: V1Node, edgeNode: EdgeNodeView | undefined, used: NodeRequests | undefined, context: CandidateContext): CandidateNode {
   const allocatable = node.status?.allocatable ?? {};
   const measured = edgeNode?.status?.free ?? {};
-  const booked = used ?? { cpuMillis: 0, memory: 0 };
+  const booked = used ?? { cpuMillis: 0, memory: 0, pods: 0 };
   return {
     name: node.metadata?.name ?? '',
     unavailable: unavailability(node, edgeNode, context),
@@ -83,6 +94,9 @@ export function candidateNode(node: V1Node, edgeNode: EdgeNodeView | undefined, 
     // CPU by requests only, as the scheduler counts it: measured idle CPU swings with load and
     // would veto a 10m request on a busy box
     freeCpuMillis: cpuMillis(allocatable.cpu ?? 0) - booked.cpuMillis,
+    // the scheduler binds no pod past this count ("Too many pods"), whatever memory is left, and
+    // counts a Node that states none as taking none
+    freePods: Math.floor(parseQuantity(allocatable.pods ?? 0)) - booked.pods,
     taint: taintOf(node, context.tolerations ?? []),
     seen: seenDevices(edgeNode),
   };

@@ -44,6 +44,8 @@ interface Scored {
   /** Free memory with this device's own request given back when it already runs there. */
   readonly freeMemory: number;
   readonly freeCpuMillis: number;
+  /** Pods the node may still take, this device's own given back likewise; undefined when unlimited. */
+  readonly freePods?: number;
 }
 
 // Every device is placed again on each resync, over every node: scoring and comparing add no
@@ -57,11 +59,17 @@ function score(node: CandidateNode, request: PlacementRequest): Scored {
     sameZone: request.location?.zone !== undefined && node.location?.zone === request.location.zone,
     freeMemory: own ? node.freeMemory + request.memory : node.freeMemory,
     freeCpuMillis: own ? node.freeCpuMillis + request.cpuMillis : node.freeCpuMillis,
+    freePods: node.freePods === undefined || !own ? node.freePods : node.freePods + 1,
   };
 }
 
 function fits(s: Scored, request: PlacementRequest): boolean {
-  return s.freeMemory >= request.memory && s.freeCpuMillis >= request.cpuMillis;
+  return s.freeMemory >= request.memory && s.freeCpuMillis >= request.cpuMillis && (s.freePods === undefined || s.freePods >= 1);
+}
+
+/** What a deviceShifu needs of a node, for messages. */
+function needs(request: PlacementRequest): string {
+  return `${formatBytes(request.memory)} memory, ${request.cpuMillis}m CPU and room for one more pod`;
 }
 
 /** Negative when a is the better home. */
@@ -95,7 +103,8 @@ function placeAttached(request: PlacementRequest & { attachedNode: string }, nod
   }
   const scored = score(node, request);
   if (!fits(scored, request)) {
-    return { kind: 'pending', reason: 'AttachedNodeFull', message: `attached node ${node.name} has ${formatBytes(scored.freeMemory)} memory and ${scored.freeCpuMillis}m CPU free; deviceShifu requests ${formatBytes(request.memory)} and ${request.cpuMillis}m` };
+    const pods = scored.freePods === undefined ? '' : ` and room for ${scored.freePods} more pod(s)`;
+    return { kind: 'pending', reason: 'AttachedNodeFull', message: `attached node ${node.name} has ${formatBytes(scored.freeMemory)} memory, ${scored.freeCpuMillis}m CPU free${pods}; deviceShifu needs ${needs(request)}` };
   }
   return { kind: 'placed', node: node.name, reason: `attached to ${node.name}`, moved: false };
 }
@@ -112,7 +121,7 @@ function nowhere(request: PlacementRequest, nodes: readonly CandidateNode[], ava
   const down = nodes.filter((n) => n.unavailable !== undefined).length;
   const tainted = nodes.length - down - available;
   const taints = tainted === 0 ? '' : `${tainted} with a taint deviceShifu does not tolerate (--device-shifu-tolerations), `;
-  return { kind: 'pending', reason: 'NoNodeAvailable', message: `no node can run the deviceShifu: ${down} unavailable, ${taints}${available} without ${formatBytes(request.memory)} memory and ${request.cpuMillis}m CPU free` };
+  return { kind: 'pending', reason: 'NoNodeAvailable', message: `no node can run the deviceShifu: ${down} unavailable, ${taints}${available} without ${needs(request)}` };
 }
 
 /** Why a device leaves the node it is on, when that node can no longer take it. */

@@ -8,7 +8,7 @@ import { deviceKey, type DeviceRef } from '../bundle/names.ts';
 import type { PodRecord } from '../records.ts';
 import type { NodeRequests } from './candidates.ts';
 
-interface NodeTotals {
+interface NodeTotals extends NodeRequests {
   cpuMillis: number;
   memory: number;
   pods: number;
@@ -45,10 +45,9 @@ export class PodIndex {
     if (previous !== undefined) this.take(previous);
   }
 
-  /** The requests of the pods holding resources on a node; undefined when none do. */
+  /** The requests and the number of the pods holding resources on a node (live totals: read them at once); undefined when none do. */
   requestsOn(node: string): NodeRequests | undefined {
-    const totals = this.nodes.get(node);
-    return totals === undefined ? undefined : { cpuMillis: totals.cpuMillis, memory: totals.memory };
+    return this.nodes.get(node);
   }
 
   /** A device's deviceShifu pods. */
@@ -79,7 +78,7 @@ export class PodIndex {
     }
   }
 
-  private addTo(node: string, requests: NodeRequests, sign: 1 | -1): void {
+  private addTo(node: string, requests: { readonly cpuMillis: number; readonly memory: number }, sign: 1 | -1): void {
     const totals = this.nodes.get(node) ?? { cpuMillis: 0, memory: 0, pods: 0 };
     totals.cpuMillis += sign * requests.cpuMillis;
     totals.memory += sign * requests.memory;

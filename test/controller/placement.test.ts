@@ -48,7 +48,7 @@ for (const c of NEW_PLACEMENTS) {
 
 test('no node with room leaves the device pending, saying why', (t) => {
   const decision = place(request, [node('full', 1 * Mi), node('down', 8 * Gi, { unavailable: 'cordoned' })], policy, NOW);
-  t.deepEqual(decision, { kind: 'pending', reason: 'NoNodeAvailable', message: 'no node can run the deviceShifu: 1 unavailable, 1 without 32Mi memory and 10m CPU free' });
+  t.deepEqual(decision, { kind: 'pending', reason: 'NoNodeAvailable', message: 'no node can run the deviceShifu: 1 unavailable, 1 without 32Mi memory, 10m CPU and room for one more pod' });
   t.is(place(request, [], policy, NOW).kind, 'pending');
 });
 
@@ -94,7 +94,7 @@ test('a device on a node that became unavailable moves at once, cooldown or not'
 });
 
 test('a candidate node is allocatable minus requests, lowered to what shifud measured', (t) => {
-  const k8sNode = { metadata: { name: 'n' }, status: { allocatable: { cpu: '2', memory: '4Gi' }, conditions: [{ type: 'Ready', status: 'True' }] } };
+  const k8sNode = { metadata: { name: 'n' }, status: { allocatable: { cpu: '2', memory: '4Gi', pods: '110' }, conditions: [{ type: 'Ready', status: 'True' }] } };
   const pods = [
     { metadata: { name: 'a' }, spec: { nodeName: 'n', containers: [{ name: 'a', resources: { requests: { cpu: '500m', memory: '1Gi' } } }] }, status: { phase: 'Running' } },
     { metadata: { name: 'b' }, spec: { nodeName: 'n', containers: [{ name: 'b', resources: { requests: { cpu: '250m', memory: '512Mi' } } }] }, status: { phase: 'Succeeded' } },
@@ -105,7 +105,7 @@ test('a candidate node is allocatable minus requests, lowered to what shifud mea
   for (const pod of pods) index.upsert(podRecord({ ...pod, metadata: { ...pod.metadata, namespace: 'default' } }, 'deviceshifu', pool));
   const used = { get: (name: string) => index.requestsOn(name) };
   const clock = { now: Date.parse('2026-11-22T10:01:00Z'), staleMs: 120_000, requireEdgeNode: false };
-  t.like(candidateNode(k8sNode as never, undefined, used.get('n'), clock), { name: 'n', freeMemory: 3 * Gi, freeCpuMillis: 1500, unavailable: undefined });
+  t.like(candidateNode(k8sNode as never, undefined, used.get('n'), clock), { name: 'n', freeMemory: 3 * Gi, freeCpuMillis: 1500, freePods: 109, unavailable: undefined });
   const edge = { spec: { location: { zone: 'z' } }, status: { free: { memory: '2Gi', cpu: '3' }, lastHeartbeatTime: '2026-11-22T10:00:00Z' } };
   t.like(candidateNode(k8sNode as never, edge, used.get('n'), clock), { freeMemory: 2 * Gi, freeCpuMillis: 1500, location: { zone: 'z' } });
   const busy = { ...edge, status: { ...edge.status, free: { memory: '2Gi', cpu: '0' } } };

@@ -45,8 +45,8 @@ test('adds sum the requests of the pods on each node', (t) => {
   events.upsert(pod({ name: 'a', node: 'n1', cpu: '500m', memory: '1Gi' }));
   events.upsert(pod({ name: 'b', node: 'n1', cpu: '250m', memory: '512Mi' }));
   events.upsert(pod({ name: 'c', node: 'n2', cpu: '1' }));
-  t.deepEqual(index.requestsOn('n1'), { cpuMillis: 750, memory: 1536 * Mi });
-  t.deepEqual(index.requestsOn('n2'), { cpuMillis: 1000, memory: 32 * Mi });
+  t.deepEqual(index.requestsOn('n1'), { cpuMillis: 750, memory: 1536 * Mi, pods: 2 });
+  t.deepEqual(index.requestsOn('n2'), { cpuMillis: 1000, memory: 32 * Mi, pods: 1 });
   t.is(index.requestsOn('n3'), undefined);
   t.is(index.size, 3);
 });
@@ -57,7 +57,7 @@ test('a pending pod not yet bound holds nothing until the scheduler binds it', (
   events.upsert(pod({ name: 'a', phase: 'Pending' }));
   t.is(index.nodeCount, 0);
   events.upsert(pod({ name: 'a', phase: 'Pending', node: 'n1' }));
-  t.deepEqual(index.requestsOn('n1'), { cpuMillis: 10, memory: 32 * Mi });
+  t.deepEqual(index.requestsOn('n1'), { cpuMillis: 10, memory: 32 * Mi, pods: 1 });
 });
 
 test('an update takes back the previous version: requests changed, node changed', (t) => {
@@ -66,10 +66,10 @@ test('an update takes back the previous version: requests changed, node changed'
   events.upsert(pod({ name: 'a', node: 'n1', memory: '1Gi' }));
   events.upsert(pod({ name: 'b', node: 'n1', memory: '1Gi' }));
   events.upsert(pod({ name: 'a', node: 'n1', memory: '2Gi' }));
-  t.deepEqual(index.requestsOn('n1'), { cpuMillis: 20, memory: 3072 * Mi });
+  t.deepEqual(index.requestsOn('n1'), { cpuMillis: 20, memory: 3072 * Mi, pods: 2 });
   events.upsert(pod({ name: 'a', node: 'n2', memory: '2Gi' }));
-  t.deepEqual(index.requestsOn('n1'), { cpuMillis: 10, memory: 1024 * Mi });
-  t.deepEqual(index.requestsOn('n2'), { cpuMillis: 10, memory: 2048 * Mi });
+  t.deepEqual(index.requestsOn('n1'), { cpuMillis: 10, memory: 1024 * Mi, pods: 1 });
+  t.deepEqual(index.requestsOn('n2'), { cpuMillis: 10, memory: 2048 * Mi, pods: 1 });
   t.is(index.size, 2);
 });
 
@@ -79,12 +79,12 @@ test('a pod that succeeds or fails gives its requests back, and a restart of the
   events.upsert(pod({ name: 'job', node: 'n1', memory: '1Gi' }));
   events.upsert(pod({ name: 'web', node: 'n1', memory: '1Gi' }));
   events.upsert(pod({ name: 'job', node: 'n1', memory: '1Gi', phase: 'Succeeded' }));
-  t.deepEqual(index.requestsOn('n1'), { cpuMillis: 10, memory: 1024 * Mi });
+  t.deepEqual(index.requestsOn('n1'), { cpuMillis: 10, memory: 1024 * Mi, pods: 1 });
   events.upsert(pod({ name: 'web', node: 'n1', memory: '1Gi', phase: 'Failed' }));
   t.is(index.requestsOn('n1'), undefined, 'a node with nothing left drops out');
   t.is(index.size, 2, 'finished pods stay known until deleted');
   events.upsert(pod({ name: 'job', node: 'n1', memory: '1Gi', phase: 'Running' }));
-  t.deepEqual(index.requestsOn('n1'), { cpuMillis: 10, memory: 1024 * Mi });
+  t.deepEqual(index.requestsOn('n1'), { cpuMillis: 10, memory: 1024 * Mi, pods: 1 });
 });
 
 test('a delete takes back exactly what the pod held, even when the deleted copy differs', (t) => {
@@ -94,10 +94,10 @@ test('a delete takes back exactly what the pod held, even when the deleted copy 
   events.upsert(pod({ name: 'b', node: 'n1', memory: '1Gi' }));
   // a watch DELETED carries the last state, which may not be the one cached
   events.remove(pod({ name: 'a', node: 'elsewhere', memory: '5Gi', phase: 'Failed' }).key);
-  t.deepEqual(index.requestsOn('n1'), { cpuMillis: 10, memory: 1024 * Mi });
+  t.deepEqual(index.requestsOn('n1'), { cpuMillis: 10, memory: 1024 * Mi, pods: 1 });
   events.remove(pod({ name: 'a' }).key);
   events.remove(pod({ name: 'never-seen' }).key);
-  t.deepEqual(index.requestsOn('n1'), { cpuMillis: 10, memory: 1024 * Mi });
+  t.deepEqual(index.requestsOn('n1'), { cpuMillis: 10, memory: 1024 * Mi, pods: 1 });
   events.remove(pod({ name: 'b' }).key);
   t.is(index.nodeCount, 0);
   t.is(index.size, 0);
@@ -108,9 +108,9 @@ test('pods with the same name in two namespaces are two pods', (t) => {
   const events = feed(index);
   events.upsert(pod({ name: 'a', node: 'n1', memory: '1Gi' }));
   events.upsert(pod({ name: 'a', namespace: 'other', node: 'n1', memory: '1Gi' }));
-  t.deepEqual(index.requestsOn('n1'), { cpuMillis: 20, memory: 2048 * Mi });
+  t.deepEqual(index.requestsOn('n1'), { cpuMillis: 20, memory: 2048 * Mi, pods: 2 });
   events.remove(pod({ name: 'a', namespace: 'other' }).key);
-  t.deepEqual(index.requestsOn('n1'), { cpuMillis: 10, memory: 1024 * Mi });
+  t.deepEqual(index.requestsOn('n1'), { cpuMillis: 10, memory: 1024 * Mi, pods: 1 });
 });
 
 test("a device's pods are those in the deviceShifu namespace bearing its labels, following relabels and deletes", (t) => {
@@ -133,7 +133,7 @@ test("a device's pods are those in the deviceShifu namespace bearing its labels,
   t.deepEqual(names(index.podsOf(thermometer)), ['thermometer-1']);
   events.remove(pod({ name: 'thermometer-1' }).key);
   t.deepEqual(index.podsOf(thermometer), []);
-  t.deepEqual(index.requestsOn('n1'), { cpuMillis: 30, memory: 96 * Mi }, 'node totals count every namespace');
+  t.deepEqual(index.requestsOn('n1'), { cpuMillis: 30, memory: 96 * Mi, pods: 3 }, 'node totals count every namespace');
 });
 
 test('the index matches a full recount after a random run of events', (t) => {
@@ -159,6 +159,7 @@ test('the index matches a full recount after a random run of events', (t) => {
     const holding = [...live.values()].filter((p) => p.spec?.nodeName === n && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed');
     const memory = holding.reduce((sum, p) => sum + Number(/^(\d+)Mi$/.exec(String(p.spec?.containers[0]?.resources?.requests?.memory))?.[1]) * Mi, 0);
     t.is(index.requestsOn(n)?.memory ?? 0, memory, n);
+    t.is(index.requestsOn(n)?.pods ?? 0, holding.length, n);
   }
   for (const d of ['d0', 'd1', 'd2']) {
     t.deepEqual(names(index.podsOf({ name: d, namespace: 'devices' })), names([...live.values()].filter((p) => p.metadata?.labels?.['shifu.edgenesis.io/edgedevice'] === d)));

@@ -79,7 +79,7 @@ test('placement skips tainted nodes, and says so when nothing else is left', (t)
   t.like(place(request, [node('big', 8 * Gi, { taint: 'dedicated=plc:NoSchedule' }), node('small', 1 * Gi)], policy, NOW), { kind: 'placed', node: 'small' });
   t.deepEqual(place(request, [node('big', 8 * Gi, { taint: 'dedicated=plc:NoSchedule' }), node('down', 8 * Gi, { unavailable: 'cordoned' }), node('full', 1 * Mi)], policy, NOW), {
     kind: 'pending', reason: 'NoNodeAvailable',
-    message: 'no node can run the deviceShifu: 1 unavailable, 1 with a taint deviceShifu does not tolerate (--device-shifu-tolerations), 1 without 32Mi memory and 10m CPU free',
+    message: 'no node can run the deviceShifu: 1 unavailable, 1 with a taint deviceShifu does not tolerate (--device-shifu-tolerations), 1 without 32Mi memory, 10m CPU and room for one more pod',
   });
 });
 

@@ -105,7 +105,7 @@ test('a slim Node keeps what placement and DRONE read, and drops images and node
     metadata: { name: 'edge-1', resourceVersion: '77', labels: { zone: 'a' }, annotations: { big: 'x'.repeat(1000) } },
     spec: { unschedulable: true, taints: [{ key: 'dedicated', value: 'plc', effect: 'NoSchedule' }], podCIDR: '10.0.0.0/24' },
     status: {
-      allocatable: { cpu: '4', memory: '8Gi' }, capacity: { cpu: '4', memory: '8Gi' },
+      allocatable: { cpu: '4', memory: '8Gi', pods: '110' }, capacity: { cpu: '4', memory: '8Gi', pods: '110' },
       conditions: [{ type: 'MemoryPressure', status: 'False' }, { type: 'Ready', status: 'True', reason: 'KubeletReady' }],
       addresses: [{ type: 'InternalIP', address: '10.1.2.3' }],
       images: Array.from({ length: 50 }, (_, i) => ({ names: [`registry.example/image-${String(i)}:latest`], sizeBytes: 1e8 })),
