@@ -221,10 +221,7 @@ export class Controller {
         this.ownerEvent(event, o, previous);
         this.sharedServiceEvent(o, previous);
       });
-      world.pods.on(event, (p, _key, previous) => {
-        if (event !== 'delete') this.reconciler.podBound(p);
-        this.ownerEvent(event, p, previous);
-      });
+      world.pods.on(event, (p, _key, previous) => { if (event !== 'delete') this.reconciler.podBound(p); this.ownerEvent(event, p, previous); });
       world.configMaps.on(event, (cm) => { this.devicesWhere((d) => d.spec.configMapName === cm.metadata?.name); });
       world.nodes.on(event, (n) => { this.nodeChanged(n.metadata?.name ?? '', event === 'delete'); });
       world.edgeNodes.on(event, (n) => { this.edgeNodeChanged(n, event === 'delete'); });
