@@ -249,14 +249,14 @@ test("the pod index follows the pod informer's events, each taking back the vers
   try {
     const index = world.podIndex;
     const thermometer = { name: 'thermometer', namespace: 'devices' };
-    t.deepEqual(index.requestsOn('n1'), { cpuMillis: 100, memory: 2 ** 30 });
+    t.deepEqual(index.requestsOn('n1'), { cpuMillis: 100, memory: 2 ** 30, pods: 1 });
     const send = await waitFor('the pod watch', () => push);
     send('MODIFIED', pod('2', 'n2', '2Gi'));
     t.is(index.requestsOn('n1'), undefined, 'the moved pod left n1');
-    t.deepEqual(index.requestsOn('n2'), { cpuMillis: 100, memory: 2 * 2 ** 30 });
+    t.deepEqual(index.requestsOn('n2'), { cpuMillis: 100, memory: 2 * 2 ** 30, pods: 1 });
     t.is(index.podsOf(thermometer)[0]?.node, 'n2');
     send('MODIFIED', pod('2', 'n2', '2Gi'));
-    t.deepEqual(index.requestsOn('n2'), { cpuMillis: 100, memory: 2 * 2 ** 30 }, 'an unchanged version is counted once');
+    t.deepEqual(index.requestsOn('n2'), { cpuMillis: 100, memory: 2 * 2 ** 30, pods: 1 }, 'an unchanged version is counted once');
     // the DELETED copy may differ from the cached one: what the cached one added is taken back
     send('DELETED', pod('3', 'n9', '5Gi'));
     t.is(index.requestsOn('n2'), undefined);

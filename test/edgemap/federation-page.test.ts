@@ -53,6 +53,9 @@ test.serial('the page shows the neighbour with its state, the offloaded componen
     return peered && launched && map.has('devices/thermo') ? true : undefined;
   }, { timeoutMs: 60_000 });
 
+  // what changes the components after they were seen LAUNCHED (a status rewrite would show here)
+  const later: string[] = [];
+  t.teardown(map.subscribe((change) => { const text = JSON.stringify(change); if (text.includes('apps/shop/')) later.push(text.slice(0, 300)); }));
   const served = await serve(map, { pageDir });
   t.teardown(() => served.close());
   const browser = await openBrowser(served.url);
@@ -66,9 +69,14 @@ test.serial('the page shows the neighbour with its state, the offloaded componen
   // the neighbour and its state, the offloaded components and their links, as the page holds them
   t.like(await page.evaluate(() => (globalThis as PageGlobal).edgeMapPage?.vertex('b')), { kind: 'remoteCluster', attributes: { phase: 'Peered', broker: `mqtt://127.0.0.1:${String(b.port)}` } });
   for (const c of ['api', 'db']) {
+    // the page follows the map's stream: a status rewrite on the way (seen once at load 15) arrives as one more change
+    await page.waitForFunction((k) => (globalThis as PageGlobal).edgeMapPage?.vertex(k)?.attributes.phase === 'LAUNCHED', `apps/shop/${c}`, { timeout: 30_000 })
+      .catch(() => undefined);
     t.like(await page.evaluate((k) => (globalThis as PageGlobal).edgeMapPage?.vertex(k), `apps/shop/${c}`), { kind: 'component', attributes: { cluster: 'b', phase: 'LAUNCHED' } });
     t.like(await page.evaluate((k) => (globalThis as PageGlobal).edgeMapPage?.link(k, 'b'), `apps/shop/${c}`), { type: 'Offload' });
   }
+
+  if (later.length > 0) t.log(`component changes after LAUNCHED: ${later.join(' | ')}`);
 
   // every name and state drawn on the canvas, no click needed
   const device = map.vertex('devices/thermo');
