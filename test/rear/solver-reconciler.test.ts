@@ -65,7 +65,7 @@ test('an intent with no local room is discovered, reserved and bought from anoth
   t.regex(status.contractID ?? '', /^contract-/);
   t.like(status.conditions?.[0], { type: 'Ready', status: 'False', reason: 'WaitingForVirtualNode' });
   // the informer's watch may deliver the last phase after the read above saw it
-  await waitFor('the watch to deliver Peering', async () => (phases.includes('Peering/WaitingForVirtualNode') ? true : undefined));
+  await waitFor('the watch to deliver Peering', () => (phases.includes('Peering/WaitingForVirtualNode') ? true : undefined));
   t.deepEqual(phases.filter((p) => !p.startsWith('Discovering/CandidatesFound')), ['Discovering/WaitingForDiscovery', 'Reserving/WaitingForReservation', 'Purchasing/WaitingForPurchase', 'Peering/WaitingForVirtualNode']);
   const printed = await kubectl(kube.kubeconfigPath, ['get', 'solvers', '-n', namespace]);
   t.regex(printed.stdout, /need-1cpu\s+Peering\s+WaitingForVirtualNode\s+prov-1\s+contract-/);
