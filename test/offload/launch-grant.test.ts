@@ -67,7 +67,11 @@ test.serial('a host starts a component on its same-host dependency\'s LAUNCHED, 
   t.is(dependency.spec?.type, 'ClusterIP', 'api finds db under its own name on b');
 
   // a takes db's LAUNCHED in: its lease says go with the same terms, and b writes nothing for it
-  const generation = api.metadata.generation;
+  // read just before the go, not when launch was first seen: a lease written before it (under
+  // load, one CI run saw two) is not the go's
+  const before = await b.kube.custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: 'hostrequests', name }) as { metadata: { generation?: number } };
+  const generation = before.metadata.generation;
+  if (generation !== api.metadata.generation) t.log(`api's HostRequest went from generation ${String(api.metadata.generation)} to ${String(generation)} before the go`);
   release();
   await waitFor('shop RUNNING', async () => ((await readApp(a.kube, 'shop'))?.status?.phase === 'RUNNING' ? true : undefined), { timeoutMs: 60_000 });
   await waitFor('b to take a\'s go for api', () => (taken.some((m) => m.component === 'api' && m.launch) ? true : undefined), { timeoutMs: 30_000, intervalMs: 20 });
