@@ -5,6 +5,7 @@
 // its pod is bound on that node (the pod index counts it then), when it is removed, and while it
 // is placed again (its own assumption must not count against it).
 import type { NodeRequests } from './candidates.ts';
+import { addToNode, type NodeTotals } from './pod-index.ts';
 
 interface Assumption {
   readonly node: string;
@@ -14,7 +15,7 @@ interface Assumption {
 
 export class AssumedPlacements {
   private readonly byDevice = new Map<string, Assumption>();
-  private readonly byNode = new Map<string, { cpuMillis: number; memory: number; pods: number }>();
+  private readonly byNode = new Map<string, NodeTotals>();
   private changes = 0;
 
   /** The device (namespace/name) is placed on `node`, asking `requests`, and its pod is not bound there yet. */
@@ -59,11 +60,6 @@ export class AssumedPlacements {
 
   private add(assumption: Assumption, sign: 1 | -1): void {
     this.changes += 1;
-    const totals = this.byNode.get(assumption.node) ?? { cpuMillis: 0, memory: 0, pods: 0 };
-    totals.cpuMillis += sign * assumption.cpuMillis;
-    totals.memory += sign * assumption.memory;
-    totals.pods += sign;
-    if (totals.pods === 0) this.byNode.delete(assumption.node);
-    else this.byNode.set(assumption.node, totals);
+    addToNode(this.byNode, assumption.node, assumption, sign);
   }
 }

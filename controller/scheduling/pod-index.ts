@@ -8,10 +8,21 @@ import { deviceKey, type DeviceRef } from '../bundle/names.ts';
 import type { PodRecord } from '../records.ts';
 import type { NodeRequests } from './candidates.ts';
 
-interface NodeTotals extends NodeRequests {
+export interface NodeTotals extends NodeRequests {
   cpuMillis: number;
   memory: number;
   pods: number;
+}
+
+/** Adds (or with -1 takes back) one pod's requests on a node; a node emptied is dropped. */
+export function addToNode(nodes: Map<string, NodeTotals>, node: string, requests: { readonly cpuMillis: number; readonly memory: number }, sign: 1 | -1): void {
+  const totals = nodes.get(node) ?? { cpuMillis: 0, memory: 0, pods: 0 };
+  totals.cpuMillis += sign * requests.cpuMillis;
+  totals.memory += sign * requests.memory;
+  totals.pods += sign;
+  // an emptied node starts again from zero: no rounding left behind by fractional quantities
+  if (totals.pods === 0) nodes.delete(node);
+  else nodes.set(node, totals);
 }
 
 /** Running and pending pods hold their requests on their node; finished ones do not. */
@@ -30,7 +41,7 @@ export class PodIndex {
     if (previous !== undefined) this.take(previous);
     this.pods += 1;
     const node = holdingNode(pod);
-    if (node !== undefined) this.addTo(node, pod, 1);
+    if (node !== undefined) addToNode(this.nodes, node, pod, 1);
     if (pod.device !== undefined) {
       const pods = this.devices.get(pod.device);
       this.devices.set(pod.device, pods === undefined ? [pod] : [...pods, pod]);
@@ -70,21 +81,11 @@ export class PodIndex {
     const key = old.key;
     this.pods -= 1;
     const node = holdingNode(old);
-    if (node !== undefined) this.addTo(node, old, -1);
+    if (node !== undefined) addToNode(this.nodes, node, old, -1);
     if (old.device !== undefined) {
       const pods = this.devices.get(old.device)?.filter((p) => p.key !== key) ?? [];
       if (pods.length === 0) this.devices.delete(old.device);
       else this.devices.set(old.device, pods);
     }
-  }
-
-  private addTo(node: string, requests: { readonly cpuMillis: number; readonly memory: number }, sign: 1 | -1): void {
-    const totals = this.nodes.get(node) ?? { cpuMillis: 0, memory: 0, pods: 0 };
-    totals.cpuMillis += sign * requests.cpuMillis;
-    totals.memory += sign * requests.memory;
-    totals.pods += sign;
-    // an emptied node starts again from zero: no rounding left behind by fractional quantities
-    if (totals.pods === 0) this.nodes.delete(node);
-    else this.nodes.set(node, totals);
   }
 }
